@@ -1,0 +1,84 @@
+"""pubharvest parsers: the bytes of a saved page in, a ``PageResult`` out. Never touches the network.
+
+>>> from parsers import parse, detect
+>>> result = parse(open("fixtures/scholar/003_9ea93ed9343d2054.txt", "rb").read())
+>>> result.site, result.page, len(result.publications)
+('scholar', 'publication_list', 20)
+
+Every failure is a ``ParseError`` with a ``code`` (see ``parsers.errors``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from .errors import (
+    Binary,
+    Blocked,
+    Empty,
+    LayoutChanged,
+    NotFoundOrPrivate,
+    ParseError,
+    Truncated,
+    Unrecognised,
+)
+from .page import Document, refuse_block_pages
+from .records import PageResult, Source, json_schema
+
+__all__ = [
+    "parse", "detect", "Detection", "PageResult", "json_schema", "SITES",
+    "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised", "LayoutChanged",
+]
+
+# The registry: one module per site, asked in this order; the first that recognises a page wins.
+# Adding a site is adding its module here.
+SITES: tuple[str, ...] = ("scholar", "msr", "elamur")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Which parser would run: the site and the kind of page."""
+
+    site: str
+    page: str
+
+
+def _site_module(name: str) -> ModuleType:
+    return importlib.import_module(f".{name}", __name__)
+
+
+def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:
+    refuse_block_pages(doc)
+    for name in SITES:
+        module = _site_module(name)
+        kind = module.sniff(doc)
+        if kind:
+            return module, Detection(site=module.SITE, page=kind)
+    raise Unrecognised(_describe_unknown(doc))
+
+
+def _describe_unknown(doc: Document) -> str:
+    if doc.is_html:
+        return "an HTML page of no site pubharvest knows (Google Scholar, Microsoft Research, Elamur Research)"
+    return "a text file that is not a page of any site pubharvest knows"
+
+
+def detect(data: bytes | str, url: str | None = None) -> Detection:
+    """Which site parser would run on ``data``, and on which kind of page; raises ``ParseError``."""
+    return _detect_document(Document.from_input(data, url))[1]
+
+
+def parse(data: bytes | str, url: str | None = None) -> PageResult:
+    """Detect the site and kind of page, parse it, and return its records; raises ``ParseError``.
+
+    ``url`` is where the page came from, when known; a canonical URL stated by the page wins.
+    """
+    doc = Document.from_input(data, url)
+    module, detection = _detect_document(doc)
+    result: PageResult = module.parse(doc)
+    if result.url is None:
+        result.url = url
+    result.source = Source(sha256=doc.sha256, parser=f"{detection.site}.{detection.page}")
+    return result

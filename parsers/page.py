@@ -1,0 +1,132 @@
+"""Turning input bytes into a ``Document``: decoding, and classifying pages no site parser should see.
+
+>>> doc = Document.from_input(b"<html><body>hi</body></html>")
+>>> doc.encoding, doc.is_html
+('utf-8', True)
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from .errors import Binary, Blocked, Empty, NotFoundOrPrivate, Truncated
+
+if TYPE_CHECKING:
+    from parsel import Selector
+
+_BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.I)
+
+
+@dataclass
+class Document:
+    """One input page: its text, where it came from, and lazily its parsed HTML tree."""
+
+    text: str
+    url: str | None = None
+    sha256: str = ""
+    encoding: str = "utf-8"
+    _selector: Selector | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_input(cls, data: bytes | str, url: str | None = None) -> Document:
+        """Decode ``data`` (bytes of any encoding, gzip, or already text). Raises ``Empty``/``Binary``."""
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        digest = hashlib.sha256(raw).hexdigest()
+        if raw[:2] == b"\x1f\x8b":
+            raw = _gunzip(raw)
+        if isinstance(data, str):
+            text, encoding = data, "utf-8"
+        else:
+            text, encoding = decode(raw)
+        if not text.strip():
+            raise Empty("the input is empty" if not raw else "the input holds only whitespace")
+        return cls(text=text.lstrip("\ufeff"), url=url, sha256=digest, encoding=encoding)
+
+    @cached_property
+    def is_html(self) -> bool:
+        return bool(re.match(r"\s*<", self.text)) or "</" in self.text[:4096]
+
+    @property
+    def selector(self) -> Selector:
+        """The page as a parsel ``Selector`` (parsed once, on first use)."""
+        if self._selector is None:
+            from parsel import Selector
+
+            self._selector = Selector(text=self.text, type="html")
+        return self._selector
+
+    @cached_property
+    def head(self) -> str:
+        """The first 64 KB of the text, lower-cased: enough to classify a page cheaply."""
+        return self.text[:65536].lower()
+
+
+def _gunzip(raw: bytes) -> bytes:
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError) as exc:
+        raise Truncated(f"the gzip stream is damaged or cut short ({exc})") from None
+
+
+def decode(raw: bytes) -> tuple[str, str]:
+    """Text and encoding name of ``raw``: BOM, then a declared charset, then UTF-8, then a guess.
+
+    >>> decode("café".encode("cp1252"))
+    ('café', 'windows-1252')
+    """
+    if any(raw.startswith(magic) for magic in _BINARY_MAGIC) or b"\x00" in raw[:4096]:
+        if not (raw.startswith((b"\xff\xfe", b"\xfe\xff"))):
+            raise Binary("the input is binary data, not a saved page")
+    declared = _META_CHARSET.search(raw[:4096])
+    candidates = ["utf-8"] if declared is None else [declared.group(1).decode("ascii", "replace")]
+    from bs4 import UnicodeDammit
+
+    dammit = UnicodeDammit(raw, known_definite_encodings=candidates, is_html=True)
+    if dammit.unicode_markup is None:
+        raise Binary("the input could not be decoded as text in any known encoding")
+    text = dammit.unicode_markup
+    if _control_share(text) > 0.05:
+        raise Binary("the input is binary data, not a saved page")
+    encoding = (dammit.original_encoding or "utf-8").lower()
+    return text, "utf-8" if encoding == "ascii" else encoding
+
+
+def _control_share(text: str) -> float:
+    sample = text[:4096]
+    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f")
+    return controls / max(len(sample), 1)
+
+
+def refuse_block_pages(doc: Document) -> None:
+    """Raise ``Blocked`` or ``NotFoundOrPrivate`` for pages a site sends instead of content.
+
+    These are checked before any site parser runs, so that a CAPTCHA is never parsed as
+    "a profile with no publications".
+    """
+    head = doc.head
+    if _is_captcha(head):
+        raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
+                      "wait before retrying, and slow down")
+    if "<title>error 403 (forbidden)" in head or "your client does not have permission" in head:
+        raise Blocked("the site answered 403 Forbidden: this client is refused; wait before retrying")
+    if _is_google_signin(head):
+        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
+                                "or is not public")
+
+
+def _is_captcha(head: str) -> bool:
+    markers = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "rc-doscaptcha-body",
+               "/sorry/index", "our systems have detected unusual traffic")
+    return any(m in head for m in markers) and "gsc_prf_in" not in head
+
+
+def _is_google_signin(head: str) -> bool:
+    return ("accounts.google.com/v3/signin" in head or "accounts.google.com/servicelogin" in head) and (
+        "gsc_prf_in" not in head
+    )

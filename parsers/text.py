@@ -1,0 +1,107 @@
+"""Small text helpers shared by the site parsers.
+
+>>> clean("  Deep\\u00a0 learning \\n at  scale ")
+'Deep learning at scale'
+>>> to_int("18.747"), to_int(""), to_int("1,234*")
+(18747, None, 1234)
+>>> find_arxiv_id("arXiv preprint arXiv:2201.11990, 2022")
+'2201.11990'
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACE = re.compile(r"\s+")
+_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_DIGITS = re.compile(r"\d+")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_ARXIV = re.compile(r"\barxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
+_ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
+_REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
+
+
+def clean(text: str | None) -> str:
+    """Text with bidi marks removed and all whitespace runs made single spaces."""
+    if not text:
+        return ""
+    return _SPACE.sub(" ", _BIDI.sub("", text)).strip()
+
+
+def clean_or_none(text: str | None) -> str | None:
+    """Like ``clean`` but ``None`` for text that is empty once cleaned."""
+    return clean(text) or None
+
+
+def to_int(text: str | None) -> int | None:
+    """The integer in ``text`` with any grouping (``18,747``, ``18.747``, ``18 747``) removed; None if none."""
+    if text is None:
+        return None
+    digits = "".join(_DIGITS.findall(text))
+    return int(digits) if digits else None
+
+
+def leading_int(text: str | None) -> int | None:
+    """The first run of digits (with grouping) in ``text``: ``"10 articles"`` -> 10."""
+    if not text:
+        return None
+    match = re.search(r"\d[\d,.\u00a0\u202f ]*", text)
+    return to_int(match.group()) if match else None
+
+
+def find_year(text: str | None) -> int | None:
+    """The first plausible four-digit year in ``text``."""
+    match = _YEAR.search(text or "")
+    return int(match.group(1)) if match else None
+
+
+def find_arxiv_id(text: str | None) -> str | None:
+    """The arXiv identifier named in ``text`` (new ``2201.11990`` or old ``hep-th/9901001`` style)."""
+    match = _ARXIV.search(text or "")
+    return match.group(1) if match else None
+
+
+def find_doi(text: str | None) -> str | None:
+    match = _DOI.search(text or "")
+    return match.group(1) if match else None
+
+
+def find_isbn(text: str | None) -> str | None:
+    match = _ISBN.search(text or "")
+    return match.group(1) if match else None
+
+
+def find_report_number(text: str | None) -> str | None:
+    match = _REPORT.search(text or "")
+    return match.group() if match else None
+
+
+def strip_braces(text: str) -> str:
+    """BibTeX protective braces removed: ``{Zero-offload}: ...`` -> ``Zero-offload: ...``."""
+    return text.replace("{", "").replace("}", "")
+
+
+def split_names(text: str | None) -> tuple[list[str], bool]:
+    """Names of a comma-separated author list, and whether the list was cut (``...``, ``et al.``).
+
+    >>> split_names("A Fan, C Akiki, ...")
+    (['A Fan', 'C Akiki'], True)
+    """
+    names: list[str] = []
+    truncated = False
+    for part in clean(text).split(","):
+        part = part.strip()
+        for tail in ("...", "…", "et al.", "et al"):
+            if part.endswith(tail):
+                part, truncated = part[: -len(tail)].strip(), True
+        if part.lower().startswith("and "):
+            part = part[4:].strip()
+        if part:
+            names.append(part)
+    return names, truncated
+
+
+def title_key(title: str | None) -> str:
+    """A normalised title for matching: lower case, letters and digits only."""
+    return re.sub(r"[\W_]+", "", strip_braces(clean(title)).casefold())
