@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from parsel import Selector
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
+_HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.I)
 
 
@@ -37,9 +38,9 @@ class Document:
     def from_input(cls, data: bytes | str, url: str | None = None) -> Document:
         """Decode ``data`` (bytes of any encoding, gzip, or already text). Raises ``Empty``/``Binary``."""
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        digest = hashlib.sha256(raw).hexdigest()
         if raw[:2] == b"\x1f\x8b":
             raw = _gunzip(raw)
+        digest = hashlib.sha256(raw).hexdigest()
         if isinstance(data, str):
             text, encoding = data, "utf-8"
         else:
@@ -50,7 +51,8 @@ class Document:
 
     @cached_property
     def is_html(self) -> bool:
-        return bool(re.match(r"\s*<", self.text)) or "</" in self.text[:4096]
+        start = self.text[:4096]
+        return start.lstrip().startswith("<") and bool(_HTML_START.search(start))
 
     @property
     def selector(self) -> Selector:
@@ -109,21 +111,24 @@ def refuse_block_pages(doc: Document) -> None:
     These are checked before any site parser runs, so that a CAPTCHA is never parsed as
     "a profile with no publications".
     """
+    if not doc.is_html:
+        return
     head = doc.head
-    if _is_captcha(head):
+    if _is_google_signin(head):
+        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
+                                "or is not public")
+    if _is_captcha(doc.text, head):
         raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
                       "wait before retrying, and slow down")
     if "<title>error 403 (forbidden)" in head or "your client does not have permission" in head:
         raise Blocked("the site answered 403 Forbidden: this client is refused; wait before retrying")
-    if _is_google_signin(head):
-        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
-                                "or is not public")
 
 
-def _is_captcha(head: str) -> bool:
-    markers = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "rc-doscaptcha-body",
-               "/sorry/index", "our systems have detected unusual traffic")
-    return any(m in head for m in markers) and "gsc_prf_in" not in head
+def _is_captcha(text: str, head: str) -> bool:
+    # The CAPTCHA form can sit past the first 100 KB (inline styles come first): search it all.
+    markup = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "rc-doscaptcha-body", "/sorry/index")
+    phrases = ("our systems have detected unusual traffic", "not a robot")
+    return "gsc_prf_in" not in head and (any(m in text for m in markup) or any(p in head for p in phrases))
 
 
 def _is_google_signin(head: str) -> bool:

@@ -63,18 +63,18 @@ def sniff(doc: Document) -> str | None:
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
-    _refuse_other_scholar_pages(head)
+    _refuse_other_scholar_pages(doc.text)
     if "scholar.google." in head and ("gsc_a_t" in head or "gsc_rsb" in head):
         return "profile"  # a profile page with its header missing: parse() says layout_changed
     return None
 
 
-def _refuse_other_scholar_pages(head: str) -> None:
-    if 'id="gs_res_ccl' in head and "scholar" in head:
+def _refuse_other_scholar_pages(text: str) -> None:
+    if 'id="gs_res_ccl"' in text:
         raise Unrecognised("a Google Scholar search results page, not an author profile")
-    if 'id="gs_citt"' in head or "gs_citt" in head and "gs_citi" in head:
+    if 'id="gs_citt"' in text:
         raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
-    if "cit-dark-link" in head or 'class="cit-' in head:
+    if "cit-dark-link" in text or 'class="cit-' in text:
         raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup), which "
                             "pubharvest does not read; save the page again from the current site")
 
