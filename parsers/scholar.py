@@ -414,7 +414,7 @@ def _parse_rows_page(doc: Document) -> PageResult:
     result = PageResult(site=SITE, page="rows", url=doc.url)
     result.publications = publications(rows, result, base=doc.url)
     if more:
-        result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true)")
+        result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); fetch the next cstart")
     return result
 
 

@@ -1,0 +1,313 @@
+"""Google Scholar: the seed's saved table row by row, the real pages of the corpus, bad inputs.
+
+Every expected value here was read off the page itself (the seed text, or the saved HTML), not
+taken from the parser's output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+import parsers
+from parsers.records import to_builtins
+
+from conftest import FIXTURES, ROOT
+
+SEED = FIXTURES / "scholar" / "003_9ea93ed9343d2054.txt"
+DATA = ROOT / "tests" / "data" / "scholar"
+
+# (title, first author, last author shown, truncated, venue, venue_truncated, year, citations),
+# typed from the seed's rows.
+SEED_ROWS = [
+    ("Bloom: A 176b-parameter open-access multilingual language model", "T Le Scao", "R Castagné", True,
+     None, False, 2023, 1750),
+    ("ZeRO: Memory optimizations toward training trillion parameter models", "S Rajbhandari", "Y He", False,
+     "SC20: International Conference for High Performance Computing, Networking", True, 2020, 1325),
+    ("Deepspeed: System optimizations enable training deep learning models with over 100 billion parameters",
+     "J Rasley", "Y He", False,
+     "Proceedings of the 26th ACM SIGKDD International Conference on Knowledge", True, 2020, 1234),
+    ("Using deepspeed and megatron to train megatron-turing nlg 530b, a large-scale generative language model",
+     "S Smith", "J Casper", True, "arXiv preprint arXiv:2201.11990", False, 2022, 686),
+    ("Zero-offload: Democratizing billion-scale model training", "J Ren", "D Li", True,
+     "2021 USENIX Annual Technical Conference (USENIX ATC 21), 551-564", False, 2021, 405),
+    ("Zero-infinity: Breaking the gpu memory wall for extreme scale deep learning", "S Rajbhandari", "Y He", False,
+     "Proceedings of the international conference for high performance computing", True, 2021, 348),
+    ("Deepspeed-inference: enabling efficient inference of transformer models at unprecedented scale",
+     "RY Aminabadi", "O Ruwase", True,
+     "SC22: International Conference for High Performance Computing, Networking", True, 2022, 307),
+    ("Deepspeed-moe: Advancing mixture-of-experts inference and training to power next-generation ai scale",
+     "S Rajbhandari", "J Rasley", True, "International conference on machine learning, 18332-18346", False, 2022, 256),
+    ("Learning intrinsic sparse structures within long short-term memory", "W Wen", "Y Chen", True,
+     "arXiv preprint arXiv:1709.05027", False, 2017, 159),
+    ("Rewon Child, Reza Yazdani Aminabadi, Julie Bernauer, Xia Song, Mohammad Shoeybi, Yuxiong He, "
+     "Michael Houston, Saurabh Tiwary, and Bryan Catanzaro", "S Smith", "J Casper", True,
+     "Using deepspeed and megatron to train megatron-turing nlg 530b, a large", True, 2022, 151),
+    ("DeepCPU: Serving RNN-based Deep Learning Models 10x Faster", "M Zhang", "Y He", False,
+     "2018 USENIX Annual Technical Conference (USENIX ATC 18), 951-965", False, 2018, 126),
+    ("1-bit adam: Communication efficient large-scale training with adam’s convergence speed", "H Tang", "C Zhang",
+     True, "International Conference on Machine Learning, 10118-10129", False, 2021, 96),
+    ("Scalable and efficient moe training for multitask multilingual models", "YJ Kim", "S Rajbhandari", True,
+     "arXiv preprint arXiv:2109.10465", False, 2021, 82),
+    ("Deepspeed ulysses: System optimizations for enabling training of extreme long sequence transformer models",
+     "SA Jacobs", "Y He", False, "arXiv preprint arXiv:2309.14509", False, 2023, 60),
+    ("Deepspeed-chat: Easy, fast and affordable rlhf training of chatgpt-like models at all scales",
+     "Z Yao", "AA Awan", True, "arXiv preprint arXiv:2308.01320", False, 2023, 55),
+    ("Neural network training performance optimization framework", "TA Chilimbi", "Y He", False,
+     "US Patent App. 14/986,186", False, 2017, 53),
+    ("Deepspeed-fastgen: High-throughput text generation for llms via mii and deepspeed-inference",
+     "C Holmes", "S Rajbhandari", True, "arXiv preprint arXiv:2401.08671", False, 2024, 42),
+    ("Zero++: Extremely efficient collective communication for giant model training", "G Wang", "F Yan", True,
+     "arXiv preprint arXiv:2306.10209", False, 2023, 40),
+    ("Optimizing cnns on multicores for scalability, performance and goodput", "S Rajbhandari", "T Chilimbi", False,
+     "ACM SIGARCH Computer Architecture News 45 (1), 267-280", False, 2017, 37),
+    ("1-bit LAMB: communication efficient large-scale large-batch training with LAMB’s convergence speed",
+     "C Li", "Y He", False,
+     "2022 IEEE 29th International Conference on High Performance Computing, Data", True, 2022, 36),
+]
+
+
+@pytest.fixture(scope="module")
+def seed():
+    return parsers.parse(SEED.read_bytes())
+
+
+def test_seed_has_every_row(seed) -> None:
+    assert (seed.site, seed.page) == ("scholar", "publication_list")
+    assert len(seed.publications) == len(SEED_ROWS) == 20
+
+
+@pytest.mark.parametrize("index", range(len(SEED_ROWS)))
+def test_seed_row(seed, index: int) -> None:
+    title, first, last, truncated, venue, venue_cut, year, cites = SEED_ROWS[index]
+    pub = seed.publications[index]
+    assert pub.title == title
+    assert (pub.authors[0], pub.authors[-1], pub.authors_truncated) == (first, last, truncated)
+    assert (pub.venue, pub.venue_truncated) == (venue, venue_cut)
+    assert (pub.year, pub.citations) == (year, cites)
+
+
+def test_seed_full_author_lists(seed) -> None:
+    assert seed.publications[4].authors == [
+        "J Ren", "S Rajbhandari", "RY Aminabadi", "O Ruwase", "S Yang", "M Zhang", "D Li"]
+    assert seed.publications[0].authors[:3] == ["T Le Scao", "A Fan", "C Akiki"]
+
+
+def test_seed_identifiers_and_types(seed) -> None:
+    pubs = seed.publications
+    assert (pubs[3].ids.arxiv, pubs[3].type) == ("2201.11990", "article")
+    assert (pubs[15].type, pubs[15].ids.patent_number) == ("patent", "US 14/986,186")
+    assert pubs[1].type is None
+
+
+def test_seed_author_list_title_is_flagged(seed) -> None:
+    assert seed.publications[9].flags == ["title_looks_like_authors"]
+    assert [w.code for w in seed.warnings] == ["title_looks_like_authors"]
+    assert all(not p.flags for i, p in enumerate(seed.publications) if i != 9)
+
+
+def test_seed_coauthor_line(seed) -> None:
+    (coauthor,) = seed.profile.coauthors
+    assert (coauthor.name, coauthor.affiliation, coauthor.email_domain) == ("He Yuxiong", "Snowflake", "snowflake.com")
+
+
+# --- the real pages (PUBHARVEST_CORPUS) ---------------------------------------------------
+
+PROFILES = {
+    "profile_RxmmtT8AAAAJ_scholar-scraper_2026.html": dict(
+        user="RxmmtT8AAAAJ", name="K. Srinivasan", rows=20, partial=True,
+        affiliation="Chief Scientist (Retired), CSIR - Central Food Technological Research Institute",
+        org="4213696343938761553", email="cftri.res.in", table=(18747, 6496, 67, 38, 167, 108, 2021),
+        years=(2002, 2026), zero_years=[], some_bars={2002: 77, 2003: 83, 2026: 113},
+        access=(10, 10), coauthors=["Kalpana Platel", "Susmita Barman", "Hithamani G.", "Sreeramaiah Hemalatha",
+                                    "Shubhra Pande", "Vidyashankar Satyakumar", "Suresha BS"],
+        first_title="Black pepper and its pungent principle-piperine: a review of diverse physiological effects"),
+    "profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html": dict(
+        user="LZ5D_p4AAAAJ", name="Doaa Elmatary", rows=12, partial=False,
+        affiliation="مدرس هندسة الاتصالات في معهد الصفوة العالي للهندسة", org=None, email="alsafwa.edu.eg",
+        table=(56, 30, 4, 2, 2, 1, 2021), years=(2012, 2025), zero_years=[2017, 2020],
+        some_bars={2012: 4, 2016: 2, 2018: 3, 2025: 9}, access=None, coauthors=[],
+        first_title="Performance comparison of various machine learning approaches to identify the best one "
+                    "in predicting heart disease"),
+    "profile_P1RwlvoAAAAJ_scholar-scraper_2026.html": dict(
+        user="P1RwlvoAAAAJ", name="WENRUI ZUO", rows=5, partial=False, affiliation="The University of Edinburgh",
+        org="4408345423101314415", email="ed.ac.uk", table=(39, 38, 4, 4, 2, 2, 2021), years=(2023, 2026),
+        zero_years=[], some_bars={2023: 4, 2024: 7, 2025: 25, 2026: 2}, access=(2, 0), coauthors=[],
+        first_title="Set in stone: Analysis of an immutable web3 social media platform"),
+    "profile_amIMrIEAAAAJ_scholar-scraper_2026.html": dict(
+        user="amIMrIEAAAAJ", name="Bangar Raju Cherukuri", rows=20, partial=True,
+        affiliation="Senior .NET Web Developer", org=None, email="dc.gov", table=(425, 417, 11, 11, 11, 11, 2021),
+        years=(2020, 2026), zero_years=[], some_bars={2020: 8, 2025: 95, 2026: 212}, access=None, coauthors=[],
+        first_title="Optimization of Data Structures and Trade-Offs with Concurrency Control in Multithread "
+                    "Software Structures Using Artificial Intelligence"),
+    "profile_8daWuo4AAAAJ_en_pagesize2_bborrel_2019.html": dict(
+        user="8daWuo4AAAAJ", name="Anne Kietzig", rows=2, partial=True,
+        affiliation="Professor of Chemical Engineering, McGill Univeristy", org="13784427342582529234",
+        email="mcgill.ca", table=(1338, 1149, 17, 16, 21, 21, 2014), years=(2009, 2019), zero_years=[],
+        some_bars={2009: 6, 2018: 348, 2019: 83}, access=None, coauthors=[],
+        first_title="Interaction of oxygen functionalized multi-walled carbon nanotube nanofluids with copper"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_real_profile(read_corpus, name: str) -> None:
+    want = PROFILES[name]
+    result = parsers.parse(read_corpus(f"scholar/{name}"))
+    prof = result.profile
+    assert (result.site, result.page) == ("scholar", "profile")
+    assert (prof.ids.scholar, prof.name, prof.affiliation) == (want["user"], want["name"], want["affiliation"])
+    assert (prof.ids.scholar_org, prof.email_domain) == (want["org"], want["email"])
+    m = prof.metrics
+    got_table = (m.citations, m.citations_since, m.h_index, m.h_index_since, m.i10_index, m.i10_index_since,
+                 m.since_year)
+    assert got_table == want["table"]
+    years = [y.year for y in prof.citations_by_year]
+    assert years == list(range(want["years"][0], want["years"][1] + 1))
+    by_year = {y.year: y.citations for y in prof.citations_by_year}
+    assert [y for y, c in by_year.items() if c == 0] == want["zero_years"]
+    assert {y: by_year[y] for y in want["some_bars"]} == want["some_bars"]
+    access = prof.public_access and (prof.public_access.available, prof.public_access.not_available)
+    assert access == want["access"]
+    assert [c.name for c in prof.coauthors] == want["coauthors"]
+    assert len(result.publications) == want["rows"]
+    assert result.publications[0].title == want["first_title"]
+    assert ("partial" in [w.code for w in result.warnings]) == want["partial"]
+    assert prof.photo_url and want["user"] in prof.photo_url
+
+
+def test_twelve_row_page_histogram_has_fourteen_years_two_of_them_zero(read_corpus) -> None:
+    prof = parsers.parse(read_corpus("scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html")).profile
+    assert len(prof.citations_by_year) == 14
+    assert sum(1 for y in prof.citations_by_year if y.citations == 0) == 2
+
+
+def test_real_coauthor_details(read_corpus) -> None:
+    prof = parsers.parse(read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html")).profile
+    first = prof.coauthors[0]
+    assert (first.ids.scholar, first.affiliation, first.email_domain) == (
+        "5RZfcocAAAAJ", "CSIR-Central Food Technological Research Institute, Mysuru", "cftri.res.in")
+    assert first.url == "https://scholar.google.com/citations?user=5RZfcocAAAAJ&hl=en"
+
+
+def test_real_rows_2019_data_href_and_empty_citations(read_corpus) -> None:
+    result = parsers.parse(read_corpus("scholar/profile_8daWuo4AAAAJ_en_pagesize2_bborrel_2019.html"))
+    first = result.publications[0]
+    assert first.ids.scholar == "8daWuo4AAAAJ:NhqRSupF_l8C"
+    assert first.authors == ["A Karthikeyan", "S Coulombe", "AM Kietzig", "RS Stein", "T van de Ven"]
+    assert (first.venue, first.year, first.citations, first.ids.scholar_clusters) == ("Carbon 140, 201-209", 2018, 0, [])
+    assert result.profile.homepage == "http://kietzig-lab.mcgill.ca/"
+    assert result.profile.interests == ["laser micromachining", "wetting", "biomimetics"]
+
+
+def test_fr_page_gives_the_en_records_but_for_translated_links(read_corpus) -> None:
+    def comparable(name: str) -> dict:
+        data = to_builtins(parsers.parse(read_corpus(f"scholar/{name}")))
+        data.pop("source")
+        return json.loads(json.dumps(data).replace("hl=fr", "hl=en"))
+
+    assert comparable("profile_8daWuo4AAAAJ_fr_bborrel_2019.html") == comparable(
+        "profile_8daWuo4AAAAJ_en_pagesize2_bborrel_2019.html")
+
+
+def test_einstein_fragment_rows(read_corpus) -> None:
+    result = parsers.parse(read_corpus("scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"))
+    assert (result.page, len(result.publications)) == ("rows", 1114)
+    first, second = result.publications[:2]
+    assert first.title == "Can quantum-mechanical description of physical reality be considered complete?"
+    assert (first.authors, first.venue, first.year) == (["A Einstein", "B Podolsky", "N Rosen"],
+                                                       "Physical Review 47 (10), 777", 1935)
+    assert second.flags == ["merged_citations"] and len(second.ids.scholar_clusters) == 6
+    assert second.citations == 15795
+    duplicates = [p for p in result.publications if any(f.startswith("duplicate_of:") for f in p.flags)]
+    assert "duplicate_of:qc6CJjYAAAAJ:oqD4_j7ulsYC" in duplicates[0].flags
+    last = result.publications[-1]
+    assert (last.citations, last.year, last.venue) == (0, None, None)
+
+
+@pytest.mark.parametrize("name,code", [
+    ("captcha_gs_captcha_ccl_search_geomap_2020.html", "blocked"),
+    ("blocked_403_forbidden_output_cite_geomap_2020.html", "blocked"),
+    ("invalid_user_AAAAAAAAAAAA_signin_redirect_scholar-scraper_2026.html", "not_found_or_private"),
+    ("search_scholar_q_geomap_2020.html", "unrecognised"),
+    ("cite_popup_output_cite_fragment_geomap_2020.html", "unrecognised"),
+    ("legacy2013_profile_M7uPknsAAAAJ_fragment_ruby-google-scholar.htm", "layout_changed"),
+])
+def test_pages_that_are_not_profiles(read_corpus, name: str, code: str) -> None:
+    with pytest.raises(parsers.ParseError) as caught:
+        parsers.parse(read_corpus(f"scholar/{name}"))
+    assert caught.value.code == code
+    assert "\n" not in caught.value.message
+
+
+def test_captcha_message_differs_from_403(read_corpus) -> None:
+    messages = set()
+    for name in ("captcha_gs_captcha_ccl_search_geomap_2020.html", "blocked_403_forbidden_output_cite_geomap_2020.html"):
+        with pytest.raises(parsers.Blocked) as caught:
+            parsers.parse(read_corpus(f"scholar/{name}"))
+        messages.add(caught.value.message)
+    assert len(messages) == 2
+
+
+def test_detect_names_the_parser(read_corpus) -> None:
+    page = read_corpus("scholar/profile_P1RwlvoAAAAJ_scholar-scraper_2026.html")
+    assert parsers.detect(page) == parsers.Detection(site="scholar", page="profile")
+    assert parsers.detect(SEED.read_bytes()) == parsers.Detection(site="scholar", page="publication_list")
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+
+def test_truncated_mid_table(read_corpus) -> None:
+    page = read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html")
+    cut = page[: page.index(b'class="gsc_a_tr"', page.index(b"gsc_a_b") + 5000)]
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(cut)
+
+
+def test_truncated_fragment() -> None:
+    rows = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
+    body = rows[rows.index('<tr class="gsc_a_tr">'): rows.rindex("</tbody>")]
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(body[: len(body) // 2])
+
+
+def test_profile_without_its_table_is_layout_changed() -> None:
+    page = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
+    with pytest.raises(parsers.LayoutChanged):
+        parsers.parse(page.replace('id="gsc_a_t"', 'id="renamed"'))
+
+
+@pytest.mark.parametrize("data,code", [
+    (b"", "empty"),
+    (b"   \n\t ", "empty"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "binary"),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "binary"),
+    (bytes(range(256)) * 16, "binary"),
+    (b"<!doctype html><html><head><title>Example Domain</title></head><body><h1>Example</h1></body></html>",
+     "unrecognised"),
+    (b"# Some notes\n\nNothing to see here.\n", "unrecognised"),
+    (gzip.compress(b"<html><body>x</body></html>")[:20], "truncated"),
+])
+def test_bad_inputs(data: bytes, code: str) -> None:
+    with pytest.raises(parsers.ParseError) as caught:
+        parsers.parse(data)
+    assert caught.value.code == code
+
+
+@pytest.mark.parametrize("name", ["cp1252_declared.html", "cp1252_undeclared.html"])
+def test_windows_1252_saved_page(name: str) -> None:
+    result = parsers.parse((DATA / name).read_bytes())
+    assert result.profile.name == "Jürgen Müller"
+    assert result.profile.affiliation == "Professeur – Université de Genève"
+    assert result.publications[0].title == "Café “résumé” études"
+
+
+def test_gzip_page_reads_like_the_page() -> None:
+    raw = SEED.read_bytes()
+    assert parsers.parse(gzip.compress(raw)) == parsers.parse(raw)
+
+
+def test_str_input_equals_bytes_input() -> None:
+    assert parsers.parse(SEED.read_text(encoding="utf-8")) == parsers.parse(SEED.read_bytes())
