@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
-from parsel import Selector
+from lxml import etree
+from lxml.etree import _Element as Element
 
 from .errors import LayoutChanged, Truncated, Unrecognised
-from .page import Document
+from .page import Document, html_selector
 from .records import (
     Coauthor,
     Ids,
@@ -59,7 +60,8 @@ def sniff(doc: Document) -> str | None:
             return "rows"
         return "publication_list" if looks_like_saved_table(doc.text) else None
     head = doc.head
-    if 'id="gsc_prf_in"' in head or "id=gsc_prf_in" in head:
+    # The header can sit past the first 100 KB (inline styles and scripts come first).
+    if 'id="gsc_prf_in"' in doc.text or "id=gsc_prf_in" in doc.text:
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
@@ -95,26 +97,85 @@ def parse(doc: Document) -> PageResult:
 
 
 def _parse_profile(doc: Document) -> PageResult:
-    page = doc.selector
-    if not page.css("#gsc_prf_in"):
+    parts = landmarks(doc.selector.root)
+    if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
+    rows = _table_rows(parts.get("gsc_a_b"))
     if "</html>" not in doc.text[-4096:].lower():
-        raise Truncated(f"the page stops before its end (after {len(page.css('#gsc_a_b > tr.gsc_a_tr'))} "
-                        "publication rows); save it again")
-    if not page.css("#gsc_a_t"):
+        raise Truncated(f"the page stops before its end (after {len(rows)} publication rows); save it again")
+    if "gsc_a_t" not in parts:
         raise LayoutChanged("a Scholar profile without its publication table (#gsc_a_t)")
-    url = canonical_url(page) or doc.url
+    url = clean_or_none(_attr(parts.get("canonical"), "href")) or doc.url
     result = PageResult(site=SITE, page="profile", url=url)
-    result.profile = profile(page, url)
-    result.publications = publications(page.css("#gsc_a_b > tr.gsc_a_tr"), result, base=url)
-    _warn_if_partial(page, result)
-    _warn_if_coauthors_cut(page, result)
+    result.profile = profile(parts, url)
+    if not result.profile.ids.scholar and rows:
+        result.profile.ids.scholar = (_query_value(_row_link(_row_parts(rows[0]).get("anchor")),
+                                                   "citation_for_view") or "").split(":")[0] or None
+    result.publications = publications(rows, result, base=url)
+    _warn_if_partial(parts, result)
+    if "gsc_coauth_opn" in parts:
+        result.warn("coauthors_partial", "the sidebar shows only the first co-authors; the full list is "
+                                         "behind \"View all\" (view_op=list_colleagues)")
     return result
 
 
-def canonical_url(page: Selector) -> str | None:
-    """The ``link[rel=canonical]`` URL: it holds the real user id after a redirect."""
-    return clean_or_none(page.css('link[rel="canonical"]::attr(href)').get())
+# The parts of a profile page are read from lxml elements directly, found by id in one pass and
+# then by class within each part: a selector call per field costs more than the whole tree walk.
+
+_LANDMARK_IDS = frozenset({"gsc_prf_in", "gsc_prf_i", "gsc_prf_ivh", "gsc_prf_int", "gsc_prf_pup-img", "gsc_rsb_cit",
+                           "gsc_rsb_st", "gsc_rsb_mnd", "gsc_rsb_co", "gsc_a_t", "gsc_a_b", "gsc_bpf_more",
+                           "gsc_a_nn", "gsc_coauth_opn", "gsc_g"})
+_WITH_ID = etree.XPath("//*[@id]")
+_HEAD_LINKS = etree.XPath("/html/head/link[@rel='canonical'] | /html/head/meta[@property='og:image']")
+
+
+def landmarks(root: Element) -> dict[str, Element]:
+    """The page's parts by id, plus ``canonical``, ``og:image`` and ``hist`` (the histogram)."""
+    found: dict[str, Element] = {}
+    for element in _WITH_ID(root):
+        key = element.get("id")
+        if key in _LANDMARK_IDS:
+            found.setdefault(key, element)
+    for element in _HEAD_LINKS(root):
+        found.setdefault("canonical" if element.tag == "link" else "og:image", element)
+    hist = _by_class(found.get("gsc_rsb_cit"), {"gsc_md_hist_b": "hist"}).get("hist")
+    if hist:
+        found["hist"] = hist[0]
+    return found
+
+
+def _by_class(root: Element | None, rules: dict[str, str]) -> dict[str, list[Element]]:
+    """Elements under ``root`` by the part their class names; the first rule an element matches wins."""
+    found: dict[str, list[Element]] = {}
+    if root is None:
+        return found
+    for element in root.iter():
+        classes = element.get("class")
+        if not classes:
+            continue
+        names = classes.split()
+        for name, part in rules.items():
+            if name in names:
+                found.setdefault(part, []).append(element)
+                break
+    return found
+
+
+def _first(parts: dict[str, list[Element]], part: str) -> Element | None:
+    elements = parts.get(part)
+    return elements[0] if elements else None
+
+
+def _attr(element: Element | None, name: str) -> str | None:
+    return element.get(name) if element is not None else None
+
+
+def _text_of(element: Element | None) -> str | None:
+    return clean_or_none(_text(element)) if element is not None else None
+
+
+def _table_rows(body: Element | None) -> list[Element]:
+    return [row for row in body if "gsc_a_tr" in _classes(row)] if body is not None else []
 
 
 def user_id(url: str | None) -> str | None:
@@ -129,60 +190,68 @@ def user_id(url: str | None) -> str | None:
 def _query_value(url: str | None, key: str) -> str | None:
     if not url:
         return None
-    values = parse_qs(urlsplit(url).query).get(key)
-    return values[0] if values else None
+    match = re.search(f"[?&;]{key}=([^&#]*)", url)
+    return unquote(match.group(1)) if match and match.group(1) else None
 
 
-def profile(page: Selector, url: str | None) -> Profile:
-    """The profile header and the right-hand sidebar."""
-    head = page.css("#gsc_prf_i")
-    org_href = head.css('div.gsc_prf_il:not([id]) a[href*="view_op=view_org"]::attr(href)').get()
-    email_box = head.css("#gsc_prf_ivh")
+def profile(parts: dict[str, Element], url: str | None) -> Profile:
+    """The profile header and the right-hand sidebar (``parts`` from ``landmarks``)."""
+    affiliation = _headline_affiliation(parts.get("gsc_prf_i"))
+    org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
+                    None) if affiliation is not None else None
+    email_box = parts.get("gsc_prf_ivh")
+    interests = _by_class(parts.get("gsc_prf_int"), {"gsc_prf_inta": "interest"}).get("interest", [])
     return Profile(
-        name=clean_or_none(page.css("#gsc_prf_in").xpath("string()").get()),
+        name=_text_of(parts["gsc_prf_in"]),
         url=url,
-        ids=Ids(scholar=user_id(url) or _user_id_from_rows(page), scholar_org=_query_value(org_href, "org")),
-        affiliation=clean_or_none(head.css("div.gsc_prf_il:not([id])").xpath("string()").get()),
+        ids=Ids(scholar=user_id(url), scholar_org=_query_value(org_href, "org")),
+        affiliation=_text_of(affiliation),
         email_domain=email_domain(email_box),
-        homepage=email_box.css("a::attr(href)").get(),
-        photo_url=photo_url(page),
-        interests=[clean(t) for t in head.css("#gsc_prf_int a.gsc_prf_inta").xpath("string()").getall()],
-        metrics=metrics(page.css("#gsc_rsb_st")),
-        citations_by_year=citations_by_year(page),
-        public_access=public_access(page.css("#gsc_rsb_mnd")),
-        coauthors=coauthors(page.css("#gsc_rsb_co")),
+        homepage=next((a.get("href") for a in email_box.iter("a")), None) if email_box is not None else None,
+        photo_url=photo_url(parts),
+        interests=[clean(_text(a)) for a in interests],
+        metrics=metrics(parts.get("gsc_rsb_st")),
+        citations_by_year=citations_by_year(parts.get("hist", parts.get("gsc_g"))),
+        public_access=public_access(parts.get("gsc_rsb_mnd")),
+        coauthors=coauthors(parts.get("gsc_rsb_co")),
     )
 
 
-def _user_id_from_rows(page: Selector) -> str | None:
-    pub_id = _query_value(page.css("a.gsc_a_at").attrib.get("href"), "citation_for_view")
-    return pub_id.split(":")[0] if pub_id else None
+def _headline_affiliation(header: Element | None) -> Element | None:
+    """The first ``div.gsc_prf_il`` without an id: the others are the e-mail and interests boxes."""
+    if header is None:
+        return None
+    return next((d for d in header.iter("div") if "gsc_prf_il" in _classes(d) and not d.get("id")), None)
 
 
-def email_domain(box: Selector) -> str | None:
+def email_domain(box: Element | None) -> str | None:
     """The verified e-mail domain, whatever the language of the sentence around it.
 
     The homepage link's text is left out: it sits in the same box.
     """
-    text = " ".join(box.xpath("./text()").getall())
+    if box is None:
+        return None
+    text = " ".join([box.text or ""] + [child.tail or "" for child in box])
     found = _DOMAIN.findall(text)
     return found[-1].lower() if found else None
 
 
-def photo_url(page: Selector) -> str | None:
+def photo_url(parts: dict[str, Element]) -> str | None:
     """The profile photo, or None for the default avatar."""
-    src = page.css("#gsc_prf_pup-img::attr(src)").get() or page.css('meta[property="og:image"]::attr(content)').get()
+    src = _attr(parts.get("gsc_prf_pup-img"), "src") or _attr(parts.get("og:image"), "content")
     if not src or "avatar_scholar" in src:
         return None
     return urljoin(BASE_URL, src)
 
 
-def metrics(table: Selector) -> Metrics:
+def metrics(table: Element | None) -> Metrics:
     """Citations, h-index and i10-index, all and since the year in the table's header."""
-    cells = [to_int(c) for c in table.css("td.gsc_rsb_std").xpath("string()").getall()]
+    if table is None:
+        return Metrics()
+    cells = [to_int(_text(td)) for td in table.iter("td") if "gsc_rsb_std" in _classes(td)]
     if len(cells) != 6:
         return Metrics()
-    headers = table.css("th.gsc_rsb_sth").xpath("string()").getall() or table.css("th").xpath("string()").getall()
+    headers = [_text(th) for th in table.iter("th")]
     since = find_year(headers[-1]) if headers else None
     return Metrics(
         citations=cells[0], citations_since=cells[1], since_year=since,
@@ -190,23 +259,21 @@ def metrics(table: Selector) -> Metrics:
     )
 
 
-def citations_by_year(page: Selector) -> list[YearCitations]:
+def citations_by_year(chart: Element | None) -> list[YearCitations]:
     """Every year on the histogram's axis with its count; 0 for the years that have no bar.
 
     Years without citations have no bar, so bars are matched to years by ``z-index`` (1 is the
     newest year), never by position. Bars without a z-index (2014 layout) fall back to their offset.
     """
-    chart = page.css(".gsc_md_hist_b") or page.css("#gsc_g")
-    if not chart:
-        return []
-    chart = chart[0]
-    years = [int(y) for y in chart.css("span.gsc_g_t").xpath("string()").getall() if y.strip().isdigit()]
-    offsets = [_offset(s) for s in chart.css("span.gsc_g_t::attr(style)").getall()]
+    parts = _by_class(chart, {"gsc_g_t": "year", "gsc_g_a": "bar"})
+    labels = [e for e in parts.get("year", []) if _text(e).strip().isdigit()]
+    years = [int(_text(e)) for e in labels]
+    offsets = [_offset(e.get("style", "")) for e in labels]
     counts = dict.fromkeys(years, 0)
-    for bar in chart.css("a.gsc_g_a"):
-        year = _bar_year(bar.attrib.get("style", ""), years, offsets)
+    for bar in parts.get("bar", []):
+        year = _bar_year(bar.get("style", ""), years, offsets)
         if year is not None:
-            counts[year] = to_int(bar.css("span.gsc_g_al").xpath("string()").get()) or 0
+            counts[year] = to_int(_text(bar)) or 0
     return [YearCitations(year=y, citations=c) for y, c in counts.items()]
 
 
@@ -228,58 +295,59 @@ def _bar_year(style: str, years: list[int], offsets: list[int | None]) -> int | 
     return None
 
 
-def public_access(box: Selector) -> PublicAccess | None:
+def public_access(box: Element | None) -> PublicAccess | None:
     """Counts of the public-access box; None when the page has no such box (unknown, not 0)."""
-    if not box:
+    if box is None:
         return None
-    available = box.css(".gsc_rsb_m_a").xpath("string()").get()
-    not_available = box.css(".gsc_rsb_m_na").xpath("string()").get()
-    return PublicAccess(available=leading_int(available), not_available=leading_int(not_available))
+    parts = _by_class(box, {"gsc_rsb_m_a": "available", "gsc_rsb_m_na": "not_available"})
+    return PublicAccess(available=leading_int(_text_of(_first(parts, "available"))),
+                        not_available=leading_int(_text_of(_first(parts, "not_available"))))
 
 
-def coauthors(box: Selector) -> list[Coauthor]:
+_COAUTHOR_CLASSES = {"gsc_rsb_a_desc": "desc", "gsc_rsb_a_ext2": "email", "gsc_rsb_a_ext": "affiliation",
+                     "gsc_rsb_aa": "item"}
+
+
+def coauthors(box: Element | None) -> list[Coauthor]:
     """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
     found = []
-    for item in box.css("ul.gsc_rsb_a > li"):
-        link = item.css(".gsc_rsb_a_desc > a") or item.css("a.gsc_rsb_aa") or item.css("a")
-        href = link.attrib.get("href") if link else None
-        name = clean(link.xpath("string()").get()) if link else ""
+    for item in box.iter("li") if box is not None else ():
+        parts = _by_class(item, _COAUTHOR_CLASSES)
+        desc = _first(parts, "desc")
+        # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
+        link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
+        name = _text_of(link)
         if not name:
             continue
+        href = link.get("href")
         found.append(Coauthor(
             name=name,
-            affiliation=clean_or_none(item.css(".gsc_rsb_a_ext:not(.gsc_rsb_a_ext2)").xpath("string()").get()),
-            email_domain=email_domain(item.css(".gsc_rsb_a_ext2")),
+            affiliation=_text_of(_first(parts, "affiliation")),
+            email_domain=email_domain(_first(parts, "email")),
             ids=Ids(scholar=user_id(href)),
             url=urljoin(BASE_URL, href) if href else None,
         ))
     return found
 
 
-def _warn_if_partial(page: Selector, result: PageResult) -> None:
-    button = page.css("#gsc_bpf_more")
-    if button and "disabled" not in button.attrib:
-        shown = clean(page.css("#gsc_a_nn").xpath("string()").get())
-        first_last = re.findall(r"\d+", shown)
+def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
+    button = parts.get("gsc_bpf_more")
+    if button is not None and button.get("disabled") is None:
+        first_last = re.findall(r"\d+", _text_of(parts.get("gsc_a_nn")) or "")
         span = f"rows {first_last[0]}–{first_last[-1]}" if first_last else f"{len(result.publications)} rows"
         result.warn("partial", f"the page holds {span} of a longer list (\"Show more\" is enabled); "
                                "fetch the rest with cstart/pagesize")
 
 
-def _warn_if_coauthors_cut(page: Selector, result: PageResult) -> None:
-    if page.css("#gsc_coauth_opn"):
-        result.warn("coauthors_partial", "the sidebar shows only the first co-authors; the full list is "
-                                         "behind \"View all\" (view_op=list_colleagues)")
-
-
 # --- publication rows -----------------------------------------------------------------------
 
 
-def publications(rows: list[Selector], result: PageResult, base: str | None) -> list[Publication]:
+def publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
     """One ``Publication`` per table row, in page order."""
+    origin = _origin(base)
     found = []
     for row in rows:
-        pub = publication(row, base)
+        pub = publication(row, origin)
         if "title_looks_like_authors" in pub.flags:
             result.warn("title_looks_like_authors",
                         f"row {len(found) + 1}: the title looks like an author list: {pub.title!r}")
@@ -287,31 +355,90 @@ def publications(rows: list[Selector], result: PageResult, base: str | None) -> 
     return found
 
 
-def publication(row: Selector, base: str | None = None) -> Publication:
-    """A publication from one ``tr.gsc_a_tr`` row."""
-    anchor = row.css("td.gsc_a_t a.gsc_a_at")
+# Rows are read from the lxml elements directly: a profile can hold thousands of rows, and a
+# selector call per field costs more than the whole tree walk.
+
+
+def publication(row: Element, origin: str = BASE_URL) -> Publication:
+    """A publication from one ``tr.gsc_a_tr`` row element."""
+    parts = _row_parts(row)
+    anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
     href = _row_link(anchor)
-    grays = row.css("td.gsc_a_t > div.gs_gray")
-    authors_text = grays[0].xpath("string()").get() if grays else ""
-    venue_text = "".join(grays[1].xpath("./text() | ./*[not(contains(@class, 'gs_oph'))]//text()").getall()) if len(grays) > 1 else ""
     pub = Publication(
-        title=clean_title(anchor.xpath("string()").get() or ""),
-        year=to_int(row.css("td.gsc_a_y .gsc_a_h").xpath("string()").get()),
-        url=urljoin(base or BASE_URL, href) if href else None,
+        title=clean_title(_text(anchor)) if anchor is not None else None,
+        year=to_int(_text(year_span)) if year_span is not None else None,
+        url=_absolute(href, origin),
         ids=PublicationIds(scholar=_query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
-    _fill_authors_and_venue(pub, authors_text, venue_text)
-    _fill_citations(pub, row.css("td.gsc_a_c"))
+    _fill_authors_and_venue(pub, _text(grays[0]) if grays else "",
+                            _text_without_year(grays[1]) if len(grays) > 1 else "")
+    _fill_citations(pub, parts)
     return pub
 
 
-def _row_link(anchor: Selector) -> str | None:
+# The classes of a row that carry data, and the part each names. Cells are found by class,
+# never by position: the 2014 owner view has an extra checkbox cell.
+_ROW_CLASSES = {"gsc_a_at": "anchor", "gsc_a_ac": "count", "gsc_a_am": "merged", "gsc_a_m": "merged",
+                "gsc_a_h": "year", "gs_gray": "grays"}
+
+
+def _row_parts(row: Element) -> dict:
+    """The row's data-carrying elements, found in one walk over the row."""
+    parts: dict = {"grays": []}
+    for element in row.iter():
+        classes = element.get("class")
+        if not classes:
+            continue
+        for name in classes.split():
+            part = _ROW_CLASSES.get(name)
+            if part == "grays":
+                if element.tag == "div":
+                    parts["grays"].append(element)
+            elif part and part not in parts:
+                parts[part] = element
+    return parts
+
+
+def _text(element: Element) -> str:
+    return "".join(element.itertext())
+
+
+def _classes(element: Element) -> list[str]:
+    return (element.get("class") or "").split()
+
+
+def _text_without_year(venue: Element) -> str:
+    """The venue text without its ``span.gs_oph`` (", 2007", shown on phones only)."""
+    parts = [venue.text or ""]
+    for child in venue:
+        if "gs_oph" not in _classes(child):
+            parts.append(_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _row_link(anchor: Element | None) -> str | None:
+    if anchor is None:
+        return None
     # 2019 pages put the link in data-href and "javascript:void(0)" in href.
-    href = anchor.attrib.get("href", "") if anchor else ""
+    href = anchor.get("href") or ""
     if not href or href.startswith("javascript"):
-        href = anchor.attrib.get("data-href", "") if anchor else ""
+        href = anchor.get("data-href") or ""
     return href or None
+
+
+def _origin(url: str | None) -> str:
+    parts = urlsplit(url or BASE_URL)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else BASE_URL
+
+
+def _absolute(href: str | None, origin: str) -> str | None:
+    if not href:
+        return None
+    if href.startswith("/") and not href.startswith("//"):
+        return origin + href
+    return urljoin(origin + "/", href)
 
 
 def clean_title(text: str) -> str:
@@ -337,12 +464,11 @@ def _fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str
 
 def _classify_venue(pub: Publication) -> None:
     venue = pub.venue or ""
-    arxiv = find_arxiv_id(venue)
-    if arxiv:
-        pub.ids.arxiv = arxiv
-        if venue.lower().startswith("arxiv"):
+    if "arxiv" in venue.lower():
+        pub.ids.arxiv = find_arxiv_id(venue)
+        if pub.ids.arxiv and venue.lower().startswith("arxiv"):
             pub.type = "article"
-    patent = _PATENT.match(venue)
+    patent = _PATENT.match(venue) if "Patent" in venue else None
     if patent:
         pub.type = "patent"
         number = patent.group("number")
@@ -350,16 +476,16 @@ def _classify_venue(pub: Publication) -> None:
         pub.ids.patent_number = f"{office} {number}" if office and number else number
 
 
-def _fill_citations(pub: Publication, cell: Selector) -> None:
-    count = cell.css("a.gsc_a_ac")
-    if not count:
+def _fill_citations(pub: Publication, parts: dict) -> None:
+    count = parts.get("count")
+    if count is None:
         return
-    pub.citations = to_int(count.xpath("string()").get()) or 0
-    clusters = _query_value(count.attrib.get("href"), "cites")
+    pub.citations = to_int(_text(count)) or 0
+    clusters = _query_value(count.get("href"), "cites")
     pub.ids.scholar_clusters = [c for c in (clusters or "").split(",") if c]
-    if cell.css(".gsc_a_m, a.gsc_a_am"):
+    if "merged" in parts:
         pub.flags.append("merged_citations")
-    primary = count.attrib.get("data-eud")
+    primary = count.get("data-eud")
     if primary and primary != pub.ids.scholar:
         pub.flags.append(f"duplicate_of:{primary}")
 
@@ -405,8 +531,8 @@ def _payload_rows(doc: Document) -> tuple[str, bool] | None:
 def _parse_rows_page(doc: Document) -> PageResult:
     payload = _payload_rows(doc)
     rows_html, more = payload if payload else (doc.text, False)
-    table = Selector(text=f'<table><tbody id="gsc_a_b">{rows_html}</tbody></table>', type="html")
-    rows = table.css("#gsc_a_b > tr.gsc_a_tr")
+    table = html_selector(f'<table><tbody id="gsc_a_b">{rows_html}</tbody></table>')
+    rows = _table_rows(table.root.find(".//tbody"))
     if not rows and "gsc_a_tr" in rows_html:
         raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
     if rows_html.strip() and not rows_html.rstrip().lower().endswith("</tr>"):

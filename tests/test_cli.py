@@ -1,0 +1,119 @@
+"""The ``pubharvest`` command: formats, folders, stdin, gzip, failures and exit codes, atomic -o."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pubharvest.cli import main
+
+from conftest import FIXTURES
+
+SEED = FIXTURES / "scholar" / "003_9ea93ed9343d2054.txt"
+JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_is_an_array_in_input_order(capsys) -> None:
+    code, out, err = run(capsys, "parse", str(JA), str(SEED))
+    assert (code, err) == (0, "")
+    results = json.loads(out)
+    assert [r["page"] for r in results] == ["profile", "publication_list"]
+
+
+def test_jsonl_one_result_per_line(capsys) -> None:
+    code, out, _ = run(capsys, "parse", "--format", "jsonl", str(SEED), str(JA))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert json.loads(lines[0])["source"]["parser"] == "scholar.publication_list"
+
+
+def test_csv_rows_carry_site_and_profile_name_and_are_formula_safe(capsys, tmp_path: Path) -> None:
+    page = JA.read_text(encoding="utf-8").replace("Method for segmenting text", "=HYPERLINK(&quot;x&quot;)")
+    hostile = tmp_path / "hostile.html"
+    hostile.write_text(page, encoding="utf-8")
+    code, out, _ = run(capsys, "parse", "-f", "csv", str(hostile))
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == 4
+    assert {r["site"] for r in rows} == {"scholar"} and {r["profile_name"] for r in rows} == {"山田 花子"}
+    assert rows[2]["title"] == "'=HYPERLINK(\"x\")"
+
+
+def test_folder_is_read_recursively_and_skips_expected_records(capsys) -> None:
+    code, out, err = run(capsys, "parse", "-f", "jsonl", str(FIXTURES / "scholar"))
+    assert (code, err) == (0, "")
+    pages = [p for p in (FIXTURES / "scholar").iterdir() if not (p.suffix == ".json" and ".page." not in p.name)]
+    assert len(out.splitlines()) == len(pages)
+
+
+def test_failed_input_is_one_line_and_the_others_still_parse(capsys, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    code, out, err = run(capsys, "parse", str(empty), str(SEED), str(tmp_path / "missing.html"))
+    assert code == 1
+    assert len(json.loads(out)) == 1
+    assert err.splitlines() == [f"{empty}: empty: the input is empty",
+                                f"{tmp_path / 'missing.html'}: unreadable: No such file or directory"]
+
+
+def test_gzip_file(capsys, tmp_path: Path) -> None:
+    packed = tmp_path / "seed.txt.gz"
+    packed.write_bytes(gzip.compress(SEED.read_bytes()))
+    code, out, _ = run(capsys, "parse", str(packed))
+    assert code == 0 and len(json.loads(out)[0]["publications"]) == 20
+
+
+def test_stdin() -> None:
+    done = subprocess.run([sys.executable, "-m", "pubharvest.cli", "parse", "-f", "jsonl", "-"],
+                          input=SEED.read_bytes(), capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["publications"]) == 20
+
+
+def test_output_file_is_written_whole(capsys, tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    code, out, _ = run(capsys, "parse", str(SEED), "-o", str(target))
+    assert code == 0 and out == ""
+    assert len(json.loads(target.read_text(encoding="utf-8"))[0]["publications"]) == 20
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_output_file_survives_an_interrupted_run(capsys, tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "out.json"
+    target.write_text("previous records", encoding="utf-8")
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("parsers.parse", interrupted)
+    code, _, err = run(capsys, "parse", str(SEED), "-o", str(target))
+    assert code == 130 and "interrupted" in err
+    assert target.read_text(encoding="utf-8") == "previous records"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+@pytest.mark.parametrize("args", [[], ["parse"], ["parse", "x", "--format", "xml"], ["frobnicate"]])
+def test_usage_errors_exit_2(capsys, args: list[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        code = main(args)
+        raise SystemExit(code)
+    assert caught.value.code == 2
+
+
+def test_schema_command_prints_the_json_schema(capsys) -> None:
+    code, out, _ = run(capsys, "schema")
+    schema = json.loads(out)
+    assert code == 0 and "PageResult" in json.dumps(schema)
+    assert {"title", "authors", "citations", "facets", "flags"} <= set(schema["$defs"]["Publication"]["properties"])
