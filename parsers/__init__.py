@@ -77,7 +77,7 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     """
     doc = Document.from_input(data, url)
     module, detection = _detect_document(doc)
-    result: PageResult = module.parse(doc)
+    result: PageResult = module.parse(doc, detection.page)
     if result.url is None:
         result.url = url
     result.source = Source(sha256=doc.sha256, parser=f"{detection.site}.{detection.page}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ class Document:
 
     text: str
     url: str | None = None
+    raw: bytes | None = field(default=None, repr=False)  # the UTF-8 bytes of ``text``, when at hand
     sha256: str = ""
     encoding: str = "utf-8"
     _selector: Selector | None = field(default=None, repr=False)
@@ -47,7 +49,8 @@ class Document:
             text, encoding = decode(raw)
         if not text.strip():
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
-        return cls(text=text.lstrip("\ufeff"), url=url, sha256=digest, encoding=encoding)
+        utf8 = raw if encoding == "utf-8" and not isinstance(data, str) and not raw.startswith(b"\xef\xbb\xbf") else None
+        return cls(text=text.lstrip("\ufeff"), url=url, raw=utf8, sha256=digest, encoding=encoding)
 
     @cached_property
     def is_html(self) -> bool:
@@ -58,16 +61,19 @@ class Document:
     def selector(self) -> Selector:
         """The page as a parsel ``Selector`` (parsed once, on first use)."""
         if self._selector is None:
-            self._selector = html_selector(self.text)
+            self._selector = html_selector(self.text, self.raw)
         return self._selector
 
     @cached_property
     def head(self) -> str:
-        """The first 64 KB of the text, lower-cased: enough to classify a page cheaply."""
-        return self.text[:65536].lower()
+        """The first 16 KB of the text, lower-cased: enough to classify a page cheaply."""
+        return self.text[:16384].lower()
 
 
-def html_selector(text: str) -> Selector:
+_PARSERS = threading.local()
+
+
+def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     """A parsel ``Selector`` over ``text`` parsed by lxml's plain HTML parser.
 
     Plain ``lxml.etree`` elements, not ``lxml.html`` ones: the latter's per-element class lookup
@@ -76,8 +82,10 @@ def html_selector(text: str) -> Selector:
     from lxml import etree
     from parsel import Selector
 
-    parser = etree.HTMLParser(encoding="utf-8", huge_tree=True)
-    root = etree.fromstring(text.encode("utf-8", "surrogatepass"), parser)
+    parser = getattr(_PARSERS, "html", None)
+    if parser is None:  # one parser per thread: lxml parsers must not be shared across threads
+        parser = _PARSERS.html = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+    root = etree.fromstring(utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass"), parser)
     if root is None:
         root = etree.fromstring(b"<html></html>", parser)
     return Selector(root=root, type="html")
@@ -101,6 +109,15 @@ def decode(raw: bytes) -> tuple[str, str]:
             raise Binary("the input is binary data, not a saved page")
     declared = _META_CHARSET.search(raw[:4096])
     candidates = ["utf-8"] if declared is None else [declared.group(1).decode("ascii", "replace")]
+    if candidates[0].lower() in ("utf-8", "utf8") and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:  # the common case, without the cost of a guessing decoder
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            if _control_share(text) > 0.05:
+                raise Binary("the input is binary data, not a saved page")
+            return text, "utf-8"
     from bs4 import UnicodeDammit
 
     dammit = UnicodeDammit(raw, known_definite_encodings=candidates, is_html=True)
@@ -140,11 +157,18 @@ def refuse_block_pages(doc: Document) -> None:
         raise Blocked("the site answered 403 Forbidden: this client is refused; wait before retrying")
 
 
+_CAPTCHA_MARKUP = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
+                   "rc-doscaptcha-body")
+
+
 def _is_captcha(text: str, head: str) -> bool:
-    # The CAPTCHA form can sit past the first 100 KB (inline styles come first): search it all.
-    markup = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "rc-doscaptcha-body", "/sorry/index")
-    phrases = ("our systems have detected unusual traffic", "not a robot")
-    return "gsc_prf_in" not in head and (any(m in text for m in markup) or any(p in head for p in phrases))
+    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole text
+    # is searched; normal pages hold no "captcha" at all, which keeps this to one fast scan.
+    if 'id="gsc_prf_in"' in text:
+        return False
+    if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
+        return True
+    return ("captcha" in text and any(m in text for m in _CAPTCHA_MARKUP)) or "/sorry/index" in text
 
 
 def _is_google_signin(head: str) -> bool:

@@ -81,9 +81,9 @@ def _refuse_other_scholar_pages(text: str) -> None:
                             "pubharvest does not read; save the page again from the current site")
 
 
-def parse(doc: Document) -> PageResult:
-    """The records of one Scholar page (see ``sniff`` for the kinds)."""
-    kind = sniff(doc)
+def parse(doc: Document, kind: str | None = None) -> PageResult:
+    """The records of one Scholar page; ``kind`` is what ``sniff`` said, when already known."""
+    kind = kind or sniff(doc)
     if kind == "profile":
         return _parse_profile(doc)
     if kind == "rows":
@@ -187,10 +187,11 @@ def user_id(url: str | None) -> str | None:
     return _query_value(url, "user")
 
 
+_QUERY_KEYS = {key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("user", "org", "cites", "citation_for_view")}
+
+
 def _query_value(url: str | None, key: str) -> str | None:
-    if not url:
-        return None
-    match = re.search(f"[?&;]{key}=([^&#]*)", url)
+    match = _QUERY_KEYS[key].search(url) if url else None
     return unquote(match.group(1)) if match and match.group(1) else None
 
 
@@ -501,7 +502,7 @@ def looks_like_author_list(title: str | None) -> bool:
     >>> looks_like_author_list("Black pepper, its pungent principle, and health")
     False
     """
-    if not title:
+    if not title or title.count(",") + title.count(" and ") < 2:
         return False
     parts = [re.sub(r"^and\s+", "", p.strip()) for p in re.split(r",|\band\b", title) if p.strip()]
     if len(parts) < 3:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-_SPACE = re.compile(r"\s+")
-_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _ARXIV = re.compile(r"\barxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
@@ -26,7 +25,7 @@ def clean(text: str | None) -> str:
     """Text with bidi marks removed and all whitespace runs made single spaces."""
     if not text:
         return ""
-    return _SPACE.sub(" ", _BIDI.sub("", text)).strip()
+    return " ".join(text.translate(_BIDI).split())
 
 
 def clean_or_none(text: str | None) -> str | None:
