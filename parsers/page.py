@@ -52,6 +52,13 @@ class Document:
         utf8 = raw if encoding == "utf-8" and not isinstance(data, str) and not raw.startswith(b"\xef\xbb\xbf") else None
         return cls(text=text.lstrip("\ufeff"), url=url, raw=utf8, sha256=digest, encoding=encoding)
 
+    def contains(self, marker: str) -> bool:
+        """Whether the page holds the ASCII ``marker`` anywhere (searched in the raw bytes when
+        at hand: several times faster than in the decoded text)."""
+        if self.raw is not None:
+            return marker.encode("ascii") in self.raw
+        return marker in self.text
+
     @cached_property
     def is_html(self) -> bool:
         start = self.text[:4096]
@@ -150,7 +157,7 @@ def refuse_block_pages(doc: Document) -> None:
     if _is_google_signin(head):
         raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
                                 "or is not public")
-    if _is_captcha(doc.text, head):
+    if _is_captcha(doc, head):
         raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
                       "wait before retrying, and slow down")
     if "<title>error 403 (forbidden)" in head or "your client does not have permission" in head:
@@ -161,14 +168,14 @@ _CAPTCHA_MARKUP = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form
                    "rc-doscaptcha-body")
 
 
-def _is_captcha(text: str, head: str) -> bool:
-    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole text
-    # is searched; normal pages hold no "captcha" at all, which keeps this to one fast scan.
-    if 'id="gsc_prf_in"' in text:
+def _is_captcha(doc: Document, head: str) -> bool:
+    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
+    # is searched; a profile's header rules it out first, in one fast scan.
+    if doc.contains('id="gsc_prf_in"'):
         return False
     if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
         return True
-    return ("captcha" in text and any(m in text for m in _CAPTCHA_MARKUP)) or "/sorry/index" in text
+    return (doc.contains("captcha") and any(doc.contains(m) for m in _CAPTCHA_MARKUP)) or doc.contains("/sorry/index")
 
 
 def _is_google_signin(head: str) -> bool:

@@ -61,22 +61,22 @@ def sniff(doc: Document) -> str | None:
         return "publication_list" if looks_like_saved_table(doc.text) else None
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
-    if 'id="gsc_prf_in"' in doc.text or "id=gsc_prf_in" in doc.text:
+    if doc.contains('id="gsc_prf_in"') or doc.contains("id=gsc_prf_in"):
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
-    _refuse_other_scholar_pages(doc.text)
+    _refuse_other_scholar_pages(doc)
     if "scholar.google." in head and ("gsc_a_t" in head or "gsc_rsb" in head):
         return "profile"  # a profile page with its header missing: parse() says layout_changed
     return None
 
 
-def _refuse_other_scholar_pages(text: str) -> None:
-    if 'id="gs_res_ccl"' in text:
+def _refuse_other_scholar_pages(doc: Document) -> None:
+    if doc.contains('id="gs_res_ccl"'):
         raise Unrecognised("a Google Scholar search results page, not an author profile")
-    if 'id="gs_citt"' in text:
+    if doc.contains('id="gs_citt"'):
         raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
-    if "cit-dark-link" in text or 'class="cit-' in text:
+    if doc.contains("cit-dark-link") or doc.contains('class="cit-'):
         raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup), which "
                             "pubharvest does not read; save the page again from the current site")
 
@@ -267,9 +267,9 @@ def citations_by_year(chart: Element | None) -> list[YearCitations]:
     newest year), never by position. Bars without a z-index (2014 layout) fall back to their offset.
     """
     parts = _by_class(chart, {"gsc_g_t": "year", "gsc_g_a": "bar"})
-    labels = [e for e in parts.get("year", []) if _text(e).strip().isdigit()]
-    years = [int(_text(e)) for e in labels]
-    offsets = [_offset(e.get("style", "")) for e in labels]
+    labels = [(_text(e).strip(), e.get("style", "")) for e in parts.get("year", [])]
+    years = [int(text) for text, _ in labels if text.isdigit()]
+    offsets = [_offset(style) for text, style in labels if text.isdigit()]
     counts = dict.fromkeys(years, 0)
     for bar in parts.get("bar", []):
         year = _bar_year(bar.get("style", ""), years, offsets)
