@@ -67,7 +67,7 @@ _UPDATED = re.compile(r"Updated (?P<day>\d{1,2}) (?P<month>[A-Za-z]+) (?P<year>\
 
 # Shapes that start a block in the one-line form (see FIELDS.md A1-A2).
 _KNOWN_HEADING = re.compile(
-    r"(?m)(?:^|[ \t]+)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, SECTIONS)) + r"|\d{4}s)(?:[ \t]+|$)")
+    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, SECTIONS)) + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
@@ -143,7 +143,8 @@ def with_newlines(body: str) -> str:
     text = _NUMBERED_ITEM.sub("\n\n", text)
     text = _LINK_ITEM.sub("\n", text)
     # Venue bullets are plain text: split them only inside the Venues section.
-    return re.sub(r"(?ms)^## Venues$.*?(?=^#|\Z)", lambda m: _PLAIN_ITEM.sub("\n", m.group()), text).strip()
+    text = re.sub(r"(?ms)^## Venues$.*?(?=^#|\Z)", lambda m: _PLAIN_ITEM.sub("\n", m.group()), text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 @dataclass
@@ -304,15 +305,15 @@ def profile(meta: dict[str, str], url: str, sections: list[Section], result: Pag
     titles = [b for b in head.blocks if b.kind == "heading" and b.level == 1]
     if not titles:
         raise LayoutChanged("the Elamur author page has no '# <name>' heading")
-    runs = [run for block in head.blocks for run in block.runs]
+    links = [link for block in head.blocks for link in links_of(block.runs)]
     slug = url.rstrip("/").rsplit("/", 1)[-1]
     found = Profile(
         name=titles[0].text,
         url=url,
         markdown_url=markdown_url(url),
-        ids=profile_ids(runs, slug, result),
+        ids=profile_ids(links, slug, result),
         affiliation=headline_affiliation(meta.get("title", "")),
-        metrics=metrics(runs, sections, result),
+        metrics=metrics(links, sections, result),
         links=profile_links(head, sections),
         snapshot_date=snapshot_date(head.text),
     )
@@ -348,10 +349,10 @@ def snapshot_date(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def profile_ids(runs: list[Run], slug: str, result: PageResult) -> Ids:
+def profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResult) -> Ids:
     ids = Ids(elamur=slug)
     openalex: set[str] = set()
-    for href, _ in links_of(runs):
+    for href, _ in links:
         if m := re.match(r"https://openalex\.org/(?:authors/)?(A\d+)\Z", href):
             openalex.add(m.group(1))
             if "/authors/" not in href:
@@ -369,9 +370,9 @@ def profile_ids(runs: list[Run], slug: str, result: PageResult) -> Ids:
     return ids
 
 
-def metrics(runs: list[Run], sections: list[Section], result: PageResult) -> Metrics:
+def metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result: PageResult) -> Metrics:
     found = Metrics()
-    for href, link_runs in links_of(runs):
+    for href, link_runs in links:
         label = joined(link_runs)
         if m := re.fullmatch(r"h-index ([\d,]+)", label):
             found.h_index = to_int(m.group(1))
@@ -405,22 +406,24 @@ def metrics(runs: list[Run], sections: list[Section], result: PageResult) -> Met
 
 
 def profile_links(head: Section, sections: list[Section]) -> list[Link]:
-    """Searches by name on other sites ("Elsewhere"), the cited-by page and the Paper Stars rank."""
+    """In page order: the cited-by page, the Paper Stars rank, and searches by name elsewhere."""
     found: list[Link] = []
-    for block in head.blocks:
-        # The links that follow "Elsewhere:" in its block are name searches, never identifiers.
-        start = next((i for i, run in enumerate(block.runs) if run.href is None and "Elsewhere:" in run.text), None)
-        if start is not None:
-            found += [Link(kind="search", url=href, label=joined(runs)) for href, runs in links_of(block.runs[start:])]
-    for block in head.blocks:
-        for href, link_runs in links_of(block.runs):
-            if "Paper Stars ranking" in joined(link_runs):
-                found.append(Link(kind="ranking", url=href))
     cited_by = section(sections, "Cited by")
-    for block in cited_by.blocks if cited_by else []:
-        for href, _ in links_of(block.runs):
+    for block in head.blocks + (cited_by.blocks if cited_by else []):
+        # The links that follow "Elsewhere:" in its block are name searches, never identifiers.
+        elsewhere = next((i for i, run in enumerate(block.runs) if run.href is None and "Elsewhere:" in run.text),
+                         len(block.runs))
+        for href, runs in links_of(block.runs):
             if "/cited-by/" in href:
-                found.append(Link(kind="cited_by", url=href))
+                link = Link(kind="cited_by", url=href)
+            elif "Paper Stars ranking" in joined(runs):
+                link = Link(kind="ranking", url=href)
+            elif any(run is runs[0] for run in block.runs[elsewhere:]):
+                link = Link(kind="search", url=href, label=joined(runs))
+            else:
+                continue
+            if all(link.url != seen.url for seen in found):
+                found.append(link)
     return found
 
 
