@@ -1,9 +1,9 @@
 """Elamur Research author pages, served as Markdown, read with or without their newlines.
 
-Saved copies often lose every newline (the whole page is one line). ``markdown_blocks`` first
+Saved copies often lose every newline (the whole page is one line). ``with_newlines`` first
 puts the newlines back where the page's known shapes are (``## Affiliations``, `` 1. **[``,
-`` - [``, ...), then CommonMark (markdown-it-py) reads the blocks, so both forms give the same
-records.
+`` - [``, ...), then CommonMark (markdown-it-py) reads the blocks (``markdown_sections``), so
+both forms go through the same code and give the same records.
 
 >>> doc = Document.from_input('--- title: "T" canonical: "https://research.elamur.ai/free/en/topics/gpu/" ---')
 >>> sniff(doc)
@@ -116,8 +116,8 @@ def page_url(meta: dict[str, str], text: str) -> str | None:
     canonical = meta.get("canonical", "")
     if canonical.startswith(HTML_HOST):
         return canonical
-    if meta:
-        return None  # front matter of another site
+    if "canonical" in meta:
+        return None  # another site's page
     match = _HTML_LINK.search(text[:2048])
     return match.group("url") if match else None
 
@@ -389,6 +389,10 @@ def metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result:
     all_works = section(sections, "All works")
     if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.text)):
         found.library_works_all = to_int(m.group(1))
+    without_page = next((to_int(m.group(1)) for _, runs in links
+                         if (m := re.search(r"([\d,]+) more in our library without a page", joined(runs)))), 0)
+    if found.library_works is not None and found.library_works_all is not None:
+        check_count(result, "works in the library", found.library_works_all, found.library_works + without_page)
     cited_by = section(sections, "Cited by")
     if cited_by:
         text = cited_by.text
@@ -516,10 +520,11 @@ def coauthors(sec: Section, result: PageResult) -> list[Coauthor]:
 def publications(sections: list[Section], venues: list[str], result: PageResult) -> list[Publication]:
     """The "Papers" and "All works" lists merged: one record per paper, in order of first mention."""
     papers_sec = section(sections, "Papers")
-    papers = [paper_item(block) for block in papers_sec.items] if papers_sec else []
+    papers = [paper_item(block) for block in papers_sec.items if linked(block, result)] if papers_sec else []
     titles = {p.ids.elamur: p.title for p in papers if p.ids.elamur}
     all_sec = section(sections, "All works")
-    works = [work_item(block, titles, venues, result) for block in all_sec.items] if all_sec else []
+    works = [work_item(block, titles, venues, result) for block in all_sec.items if linked(block, result)] \
+        if all_sec else []
     if all_sec:
         if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.text):
             check_count(result, "works in 'All works'", to_int(m.group(1)), len(works))
@@ -533,6 +538,23 @@ def publications(sections: list[Section], venues: list[str], result: PageResult)
         else:
             merged[key] = pub
     return list(merged.values())
+
+
+def linked(block: Block, result: PageResult) -> bool:
+    """Whether a list item has the link every paper item has; warns about one that does not."""
+    if links_of(block.runs):
+        return True
+    result.warn("item_unparsed", f"a list item without a link was skipped: {block.text[:80]!r}")
+    return False
+
+
+def first_em(runs: list[Run]) -> tuple[int, int] | None:
+    """Start and end of the first italic stretch of ``runs``."""
+    start = next((i for i, run in enumerate(runs) if run.em), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start, len(runs)) if not runs[i].em), len(runs))
+    return start, end
 
 
 def year_and_citations(text: str) -> tuple[int | None, int | None]:
@@ -550,10 +572,10 @@ def paper_slug(href: str | None) -> str | None:
 def paper_item(block: Block) -> Publication:
     """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``"""
     href, title_runs = links_of(block.runs)[0]
-    first_em = next((i for i, run in enumerate(block.runs) if run.em), None)
-    year, cites = year_and_citations(joined([r for r in block.runs if r.em])) if first_em is not None else (None, None)
-    after = block.runs[first_em:] if first_em is not None else []
-    summary = clean_or_none(joined([r for r in after if not r.em]))
+    year = cites = summary = None
+    if span := first_em(block.runs):
+        year, cites = year_and_citations(joined(block.runs[span[0]:span[1]]))
+        summary = clean_or_none(joined(block.runs[span[1]:]))
     return Publication(title=joined(title_runs), year=year, citations=cites, url=href, summary=summary,
                        ids=PublicationIds(elamur=paper_slug(href)))
 

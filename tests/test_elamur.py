@@ -177,3 +177,21 @@ def test_an_unknown_section_is_skipped_with_a_warning() -> None:
 def test_title_and_venue_split_by_venue_list_when_no_paper_title_is_known() -> None:
     assert elamur.split_title("Deep Nets LREC 2023", None, ["LREC 2023"], None) == ("Deep Nets", "LREC 2023", None)
     assert elamur.split_title("Deep Nets arXiv:2101.06840v2", None, [], None) == ("Deep Nets", None, "2101.06840")
+
+
+def test_name_found_from_the_breadcrumb_when_the_intro_does_not_repeat_it() -> None:
+    text = SEED.read_text(encoding="utf-8").replace("Ruwase Olatunji Ruwase has 2", "Ruwase This author has 2")
+    result = parsers.parse(text)
+    assert result.profile.name == "Olatunji Ruwase"
+    assert records(text)["profile"]["affiliations"] == records(SEED.read_bytes())["profile"]["affiliations"]
+
+
+def test_italics_inside_a_summary_are_kept() -> None:
+    text = SEED.read_text(encoding="utf-8").replace("the parameters, gradients", "the *parameters*, gradients")
+    summary = parsers.parse(text).publications[0].summary
+    assert summary.endswith("can hold the parameters, gradients and optimizer states.")
+
+
+def test_one_more_work_without_a_page_adds_up() -> None:
+    text = SEED.read_text(encoding="utf-8").replace("[1 more in our library", "[2 more in our library")
+    assert [w.code for w in parsers.parse(text).warnings] == ["count_mismatch"]
