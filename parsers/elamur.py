@@ -216,9 +216,9 @@ def inline_runs(token: Token) -> list[Run]:
     for child in token.children or []:
         kind = child.type
         if kind in ("text", "code_inline"):
-            runs.append(Run(child.content, strong > 0, em > 0, href, links if href else None))
+            runs.append(Run(child.content, strong > 0, em > 0, href, links if href is not None else None))
         elif kind in ("softbreak", "hardbreak"):
-            runs.append(Run(" ", strong > 0, em > 0, href, links if href else None))
+            runs.append(Run(" ", strong > 0, em > 0, href, links if href is not None else None))
         elif kind in ("strong_open", "strong_close"):
             strong += 1 if kind.endswith("open") else -1
         elif kind in ("em_open", "em_close"):
@@ -252,8 +252,8 @@ def parse(doc: Document) -> PageResult:
     meta = front_matter(text)
     url = page_url(meta, text)
     if url is None:
-        if text.startswith("---"):
-            raise Truncated("the Elamur page stops inside its front matter")
+        if text.startswith("---") and not meta:
+            raise Truncated("the page stops inside its front matter")
         raise Unrecognised("not an Elamur Research page")
     kind = page_kind(url)
     if kind != "profile":
