@@ -34,7 +34,7 @@ __all__ = [
 
 # The registry: one module per site, asked in this order; the first that recognises a page wins.
 # Adding a site is adding its module here.
-SITES: tuple[str, ...] = ("scholar",)
+SITES: tuple[str, ...] = ("scholar", "elamur")
 
 
 @dataclass(frozen=True)

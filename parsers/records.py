@@ -65,6 +65,12 @@ class Metrics(_Record):
     library_works: int | None = None
     library_citations: int | None = None
     rank: int | None = None
+    # Elamur: all of the author's works in its library (``library_works`` counts those with a page)
+    library_works_all: int | None = None
+    # Elamur "Cited by": papers of the library that cite the author, and how many bibliographies the
+    # library read in all (library-wide: the denominator the page gives, not the author's figure)
+    library_citing_papers: int | None = None
+    library_papers_read: int | None = None
 
 
 class YearCitations(_Record):
@@ -102,6 +108,7 @@ class Link(_Record):
 class Profile(_Record):
     name: str | None = None
     url: str | None = None
+    markdown_url: str | None = None  # the same page served as Markdown (Elamur)
     ids: Ids = msgspec.field(default_factory=Ids)
     position: str | None = None
     affiliation: str | None = None
@@ -119,6 +126,7 @@ class Profile(_Record):
     venues: list[str] = []
     links: list[Link] = []
     updated: str | None = None
+    snapshot_date: str | None = None  # date of the OpenAlex data behind ids, metrics and affiliations
 
 
 class PublicationIds(_Record):
