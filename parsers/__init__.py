@@ -34,7 +34,7 @@ __all__ = [
 
 # The registry: one module per site, asked in this order; the first that recognises a page wins.
 # Adding a site is adding its module here.
-SITES: tuple[str, ...] = ("scholar",)
+SITES: tuple[str, ...] = ("scholar", "msr")
 
 
 @dataclass(frozen=True)
@@ -45,15 +45,22 @@ class Detection:
     page: str
 
 
-def _site_module(name: str) -> ModuleType:
-    return importlib.import_module(f".{name}", __name__)
+def _site_module(name: str) -> ModuleType | None:
+    """The parser module of site ``name``; None while this checkout does not have that module yet
+    (a missing import *inside* a site module is still an error)."""
+    try:
+        return importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+        return None
 
 
 def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:
     refuse_block_pages(doc)
     for name in SITES:
         module = _site_module(name)
-        kind = module.sniff(doc)
+        kind = module.sniff(doc) if module else None
         if kind:
             return module, Detection(site=module.SITE, page=kind)
     raise Unrecognised(_describe_unknown(doc))
