@@ -189,8 +189,9 @@ def _keep_fuller(title: str | None, field: str, mine: Any, theirs: Any, result: 
     if not mine:
         return theirs
     kept, dropped = (theirs, mine) if len(theirs) > len(mine) else (mine, theirs)
-    result.warn("listings_disagree", f"the listings of {title!r} disagree on the {field}: "
-                                     f"kept {kept!r}, not {dropped!r}")
+    message = f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
+    if all(warning.message != message for warning in result.warnings):  # a third listing repeats one of the two
+        result.warn("listings_disagree", message)
     return kept
 
 
