@@ -489,7 +489,7 @@ def _json(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
+        if not text.rstrip().endswith("}"):  # every answer is one object: cut short if it does not close
             raise Truncated("the JSON stops before its end: save the answer again") from None
         raise LayoutChanged(f"an MSR faceted-search answer that is not valid JSON ({exc.msg})") from None
 
