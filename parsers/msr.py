@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urljoin
 
-from parsel import Selector
+from parsel import Selector, SelectorList
 
 from .errors import LayoutChanged, Truncated
 from .page import Document
@@ -109,6 +109,13 @@ def _html_kind(doc: Document) -> str | None:
 
 
 # --- shared pieces ----------------------------------------------------------------------------
+
+def _text(node: Selector | SelectorList) -> str:
+    """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
+    if isinstance(node, SelectorList):
+        node = node[0] if node else None
+    return clean("".join(node.root.itertext())) if node is not None else ""
+
 
 def _iso_date(text: str | None) -> str | None:
     """``May 2024`` -> ``2024-05``; ``2023/12/06`` and ``20231206`` -> ``2023-12-06``; ``2021`` -> ``2021``."""
@@ -226,8 +233,8 @@ def _page_url(sel: Selector, doc: Document) -> str | None:
 
 
 def _absolute(href: str | None, base: str | None) -> str | None:
-    if not href:
-        return None
+    if not href or href.startswith(("https://", "http://")):
+        return href or None
     return urljoin(base if base and _MSR_URL.match(base) else _SITE_ROOT, href.strip())
 
 
@@ -263,8 +270,8 @@ def _person(sel: Selector, url: str | None) -> Profile:
     heading = sel.css("main h1") or sel.css("h1")
     people = _PEOPLE.match(url or "")
     return Profile(
-        name=clean_or_none(heading.xpath("string()").get()),
-        position=clean_or_none(heading.xpath("following-sibling::*[1]").xpath("string()").get()),
+        name=_text(heading) or None,
+        position=_text(heading.xpath("following-sibling::*[1]")) or None,
         url=people.group(1) + "/" if people else None,
         ids=Ids(msr=people.group(2) if people else None),
     )
@@ -277,7 +284,7 @@ def _listed_article(article: Selector, base: str | None,
     pub = _article(article, base)
     if pub is None:
         return None
-    group = article.xpath("ancestor::*[starts-with(@id, 'collapse-group-')][1]/@id").get()
+    group = next((node.get("id") for node in article.root.iterancestors() if node.get("id") in groups), None)
     if group:
         facet, label = groups[group]
         if facet == "types":
@@ -289,28 +296,33 @@ def _listed_article(article: Selector, base: str | None,
 
 def _article(article: Selector, base: str | None) -> Publication | None:
     link = article.xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")[:1]
-    title = clean_or_none((link or article.css("h5, h4, h3")[:1]).xpath("string()").get())
-    if title is None or not article.css(".content-excerpt__people"):
+    title = _text(link or article.xpath(".//h5 | .//h4 | .//h3"))
+    if not title:
         return None
     pub = Publication(title=title, url=_absolute(link.attrib.get("href"), base) if link else None)
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
-    _read_card(article, pub)
-    return pub
+    return pub if _read_card(article, pub) else None
 
 
-def _read_card(card: Selector, pub: Publication) -> None:
-    """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the ``p``s after)."""
-    pub.authors, pub.authors_truncated = split_names(card.css(".content-excerpt__people").xpath("string()").get())
-    for line in card.xpath(".//p[not(contains(@class, 'content-excerpt__people'))]"):
-        _read_detail(clean(line.xpath("string()").get()), pub)
+def _read_card(card: Selector, pub: Publication) -> bool:
+    """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the other
+    ``p``s); False when the card has no authors line, so is not a publication item."""
+    found = False
+    for line in card.xpath(".//p"):
+        if "content-excerpt__people" in line.attrib.get("class", ""):
+            pub.authors, pub.authors_truncated = split_names(_text(line))
+            found = True
+        else:
+            _read_detail(_text(line), pub)
+    return found
 
 
 def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
     """The facet and label of an accordion group body ``collapse-group-<facet>_filter-...-<value>``,
     the label being the text of the ``h4`` heading over it."""
     facet_name, _, value = body.attrib["id"].removeprefix("collapse-group-").partition("_filter-")
-    label = clean(body.xpath("preceding::h4[1]").xpath("string()").get()) or value.rpartition("-")[2]
+    label = _text(body.xpath("preceding::h4[1]")) or value.rpartition("-")[2]
     facet = next((f for f, word in zip(_FACETS, ("year", "area", "type")) if word in facet_name), None)
     if facet is None:
         result.warn("unknown_grouping", f"an accordion group {facet_name!r} that is not by year, area or type")
@@ -330,7 +342,7 @@ def _publication_page(doc: Document) -> PageResult:
     result = PageResult(site=SITE, page="publication", url=url)
     _refuse_cut_pages(doc, result)
     main = sel.css("main.single-publication") or sel.css("main")
-    title = clean_or_none(main.css("h1").xpath("string()").get()) or _meta(sel, "citation_title")
+    title = _text(main.css("h1")) or _meta(sel, "citation_title")
     if title is None:
         raise LayoutChanged("an MSR publication page without a title (no main h1, no citation_title)")
     pub = Publication(title=title, url=url)
@@ -339,11 +351,11 @@ def _publication_page(doc: Document) -> PageResult:
     pub.author_links = [a for a in people if a.url]
     pub.date = _iso_date(main.css(".publication-citation time::attr(datetime)").get()) or _iso_date(
         _meta(sel, "citation_publication_date"))
-    paragraphs = [clean(p.xpath("string()").get()) for p in main.css(".excerpt p")]
+    paragraphs = [_text(p) for p in main.css(".excerpt p")]
     pub.summary = "\n\n".join(p for p in paragraphs if p) or None
     aside = main.css("aside")
-    pub.facets.research_areas = [clean(a.xpath("string()").get()) for a in aside.css('a[href*="/research-area/"]')
-                                 ] or _meta_all(sel, "research-area")
+    pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _meta_all(
+        sel, "research-area")
     pub.links = _publication_links(main, url)
     slug = _PUBLICATION.search(url or "")
     pub.ids.msr = slug.group(1) if slug else None
@@ -364,7 +376,7 @@ def _meta_all(sel: Selector, name: str) -> list[str]:
 def _citation_authors(main: Selector) -> list[Author]:
     authors = []
     for person in main.css('.publication-citation li[itemtype$="schema.org/Person"]'):
-        name = clean(person.css('[itemprop="name"]').xpath("string()").get())
+        name = _text(person.css('[itemprop="name"]'))
         url = clean_or_none(person.css('a[itemprop="url"]::attr(href)').get())
         people = _PEOPLE.match(url or "")
         if name:
@@ -380,7 +392,7 @@ def _publication_links(main: Selector, base: str | None) -> list[Link]:
     found += [("bibtex", a) for a in main.css(".bibtex-link a[href]")]
     links: list[Link] = []
     for kind, a in found:
-        link = Link(kind=kind, url=_absolute(a.attrib["href"], base) or "", label=clean_or_none(a.xpath("string()").get()))
+        link = Link(kind=kind, url=_absolute(a.attrib["href"], base) or "", label=_text(a) or None)
         if link not in links:
             links.append(link)
     return links
@@ -496,9 +508,10 @@ def _json(text: str) -> Any:
 
 def _post(post: Any) -> Publication | None:
     data = post.get("data") if isinstance(post, dict) else None
-    if not isinstance(data, dict) or not _html_text(data.get("post_title")):
+    title = _html_text(data.get("post_title")) if isinstance(data, dict) else None
+    if title is None:
         return None
-    pub = Publication(title=_html_text(data.get("post_title")), url=clean_or_none(data.get("permalink")))
+    pub = Publication(title=title, url=clean_or_none(data.get("permalink")))
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
     if isinstance(post.get("markup"), str) and post["markup"].strip():
@@ -536,4 +549,4 @@ def _html_text(fragment: Any) -> str | None:
     """Clean text of an HTML fragment (WordPress titles and excerpts carry entities and tags)."""
     if not isinstance(fragment, str) or not fragment.strip():
         return None
-    return clean_or_none(Selector(text=f"<div>{fragment}</div>").xpath("string(//div)").get())
+    return _text(Selector(text=f"<div>{fragment}</div>").xpath("//div")) or None
