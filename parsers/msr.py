@@ -414,12 +414,14 @@ def _saved_text(doc: Document) -> PageResult:
     section, facet = 0, _section_facet(heading, 0)
     for chunk in chunks[1:]:
         items, stray = _text_items(chunk)  # stray: the next section's heading, if any
+        if chunk is chunks[-1] and (stray or not items):
+            raise Truncated("the saved text stops inside its last group: save the page again")
         numbers[facet] += 1
         listings += _file_group(items, facet, numbers[facet])
         if stray:
-            if chunk is chunks[-1]:
-                raise Truncated(f"the saved text stops inside an item (after {stray[0]!r}): save the page again")
             section, facet = section + 1, _section_facet(stray[0], section + 1)
+    if not numbers["types"]:  # every paper has a type, so a whole page always ends with that section
+        raise Truncated("the saved text stops before its 'by type' groups: save the page again")
     if numbers["research_areas"] or numbers["types"]:
         result.warn("group_names_lost", "the saved text lost the research-area and type group headings: "
                                         "those facets are numbered groups (#1, #2, ...) in page order")

@@ -194,3 +194,11 @@ def test_other_sites_pages_are_not_claimed(other):
 
 def test_real_publication_page_is_sniffed_as_a_publication(read_corpus):
     assert parsers.detect(read_corpus(MATTERGEN)) == parsers.Detection(site="msr", page="publication")
+
+
+@pytest.mark.parametrize("keep_lines", [60, 150, 226])
+def test_saved_text_cut_short_is_refused(keep_lines):
+    # 60: inside the year groups; 150: inside the area groups; 226: just after a "-" in the type groups
+    cut = "\n".join(SEED.read_text(encoding="utf-8").split("\n")[:keep_lines])
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(cut)
