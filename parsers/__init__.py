@@ -34,7 +34,7 @@ __all__ = [
 
 # The registry: one module per site, asked in this order; the first that recognises a page wins.
 # Adding a site is adding its module here.
-SITES: tuple[str, ...] = ("scholar", "elamur")
+SITES: tuple[str, ...] = ("scholar", "msr", "elamur")
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     """
     doc = Document.from_input(data, url)
     module, detection = _detect_document(doc)
-    result: PageResult = module.parse(doc, detection.page)
+    doc.kind = detection.page
+    result: PageResult = module.parse(doc)
     if result.url is None:
         result.url = url
     result.source = Source(sha256=doc.sha256, parser=f"{detection.site}.{detection.page}")

@@ -34,6 +34,7 @@ class Document:
     raw: bytes | None = field(default=None, repr=False)  # the UTF-8 bytes of ``text``, when at hand
     sha256: str = ""
     encoding: str = "utf-8"
+    kind: str | None = None  # the page kind the registry detected, so a parser need not sniff twice
     _selector: Selector | None = field(default=None, repr=False)
 
     @classmethod

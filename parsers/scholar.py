@@ -81,9 +81,9 @@ def _refuse_other_scholar_pages(doc: Document) -> None:
                             "pubharvest does not read; save the page again from the current site")
 
 
-def parse(doc: Document, kind: str | None = None) -> PageResult:
-    """The records of one Scholar page; ``kind`` is what ``sniff`` said, when already known."""
-    kind = kind or sniff(doc)
+def parse(doc: Document) -> PageResult:
+    """The records of one Scholar page (see ``sniff`` for the kinds)."""
+    kind = doc.kind or sniff(doc)
     if kind == "profile":
         return _parse_profile(doc)
     if kind == "rows":

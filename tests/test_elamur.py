@@ -11,9 +11,10 @@ from parsers import elamur
 from parsers.page import Document
 from parsers.records import to_builtins
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 HERE = FIXTURES / "elamur"
+BAD = ROOT / "tests" / "data" / "elamur"
 SEED = HERE / "000_e63c2e80f8ecde3e.txt"
 MULTILINE = HERE / "000_multiline.md"
 SECOND = HERE / "010_handwritten_quintero.txt"
@@ -144,14 +145,15 @@ def test_second_page_shapes() -> None:
 def test_detect_and_sniff() -> None:
     assert parsers.detect(SEED.read_bytes()) == parsers.Detection(site="elamur", page="profile")
     assert elamur.sniff(Document.from_input(MULTILINE.read_bytes())) == "profile"
-    for other in ("scholar/003_9ea93ed9343d2054.txt", "msr/001_0be51d225ce2b3fb.txt", "elamur/020_other_site.md"):
-        assert elamur.sniff(Document.from_input((FIXTURES / other).read_bytes())) is None, other
+    others = (FIXTURES / "scholar/003_9ea93ed9343d2054.txt", FIXTURES / "msr/001_0be51d225ce2b3fb.txt", BAD / "020_other_site.md")
+    for other in others:
+        assert elamur.sniff(Document.from_input(other.read_bytes())) is None, other
 
 
 @pytest.mark.parametrize("case,says", [("021_paper_page.txt", "paper page"), ("022_topic_page.md", "topic page")])
 def test_other_elamur_pages_say_what_they_are(case: str, says: str) -> None:
     with pytest.raises(parsers.Unrecognised, match=says):
-        parsers.parse((HERE / case).read_bytes())
+        parsers.parse((BAD / case).read_bytes())
 
 
 def test_a_cut_multi_line_page_is_truncated() -> None:

@@ -14,14 +14,16 @@ import jsonschema
 import pytest
 
 import parsers
-from parsers.records import to_builtins
+from parsers.records import from_json, to_builtins
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
-def fixture_pairs() -> list[tuple[Path, Path]]:
+BAD_INPUTS = ROOT / "tests" / "data"
+
+def fixture_pairs(folder: Path = FIXTURES) -> list[tuple[Path, Path]]:
     """Every page with its expected records: ``case.html`` (or ``case.page.json``) with ``case.json``."""
     pairs = []
-    for page in sorted(FIXTURES.rglob("*.*")):
+    for page in sorted(folder.rglob("*.*")):
         expected = page.with_name(page.name.split(".")[0] + ".json")
         if page.is_file() and page != expected and expected.exists():
             pairs.append((page, expected))
@@ -29,6 +31,7 @@ def fixture_pairs() -> list[tuple[Path, Path]]:
 
 
 PAIRS = fixture_pairs()
+REFUSED = fixture_pairs(BAD_INPUTS)
 SCHEMA = parsers.json_schema()
 
 
@@ -42,7 +45,10 @@ def test_fixture(page: Path, expected: Path) -> None:
         return
     got = to_builtins(parsers.parse(page.read_bytes(), url=want.get("url")))
     got.pop("source")
-    want.pop("source", None)
+    # Fields the expected file leaves out are expected at their defaults (null, [] or false):
+    # adding a field to the model does not mean rewriting every fixture.
+    want = to_builtins(from_json(expected.read_bytes()))
+    want.pop("source")
     assert got == want
 
 
@@ -51,6 +57,20 @@ def test_fixture_output_matches_schema(page: Path, expected: Path) -> None:
     if "error" in json.loads(expected.read_text(encoding="utf-8")):
         pytest.skip("a refused page has no output")
     jsonschema.validate(to_builtins(parsers.parse(page.read_bytes())), SCHEMA)
+
+
+@pytest.mark.parametrize("page,expected", REFUSED, ids=[str(p.relative_to(BAD_INPUTS)) for p, _ in REFUSED])
+def test_bad_input_is_refused_with_its_code(page: Path, expected: Path) -> None:
+    """Bad inputs (``tests/data/<site>/``) pair a page with ``{"error": CODE}``."""
+    want = json.loads(expected.read_text(encoding="utf-8"))
+    with pytest.raises(parsers.ParseError) as caught:
+        parsers.parse(page.read_bytes(), url=want.get("url"))
+    assert caught.value.code == want["error"]
+    assert "\n" not in caught.value.message
+
+
+def test_fixtures_hold_only_pages_that_parse() -> None:
+    assert not [p for p, e in PAIRS if "error" in json.loads(e.read_text(encoding="utf-8"))]
 
 
 def test_there_are_fixtures_for_every_site() -> None:

@@ -1,0 +1,554 @@
+"""Microsoft Research: people publications pages, single publication pages, the saved text of a
+people page, and the site's faceted-search JSON.
+
+A people page lists each paper several times (a featured item, then the "by year", "by research
+area" and "by type" accordions); every listing becomes one record per paper, with the group
+headings it sat under kept as ``facets``.
+
+>>> from parsers.page import Document
+>>> doc = Document.from_input(open("fixtures/msr/001_0be51d225ce2b3fb.txt", "rb").read())
+>>> sniff(doc)
+'publication_list'
+>>> result = parse(doc)
+>>> result.profile.name, len(result.publications), result.publications[0].facets.types
+('Olatunji Ruwase', 20, ['#2'])
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urljoin
+
+from parsel import Selector, SelectorList
+
+from .errors import LayoutChanged, Truncated
+from .page import Document
+from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
+from .text import (
+    clean,
+    clean_or_none,
+    find_arxiv_id,
+    find_doi,
+    find_isbn,
+    find_report_number,
+    find_year,
+    split_names,
+    title_key,
+)
+
+SITE = "msr"
+
+_SITE_ROOT = "https://www.microsoft.com/"
+_MSR_URL = re.compile(r"https?://(?:www\.)?microsoft\.com/(?:[a-z]{2}-[a-z]{2}/)?research/", re.I)
+_PEOPLE = re.compile(r"(.*?/research/people/([^/?#]+))", re.I)
+_PUBLICATION = re.compile(r"/research/publication/([^/?#]+)", re.I)
+_CANONICAL = re.compile(r"""<link\b(?=[^>]*\brel=["']?canonical\b)[^>]*\bhref=["']?([^"'\s>]+)""")
+# Markers of the MSR WordPress theme, looked for in the lower-cased head of the page.
+_MSR_MARKERS = ('name="awa-product" content="msr"', "wp-theme-microsoft-research-theme", "single-msr-research-item")
+_PUBLICATION_MARKERS = ("single-msr-research-item", 'name="awa-pagetype" content="publication"')
+_LIST_MARKERS = ("collapse-group-", "content-excerpt__people")
+# Saved text: a "Publications by ..." line directly over a "-" line (where a group heading was).
+_TEXT_SECTION = re.compile(r"^publications by \w[^\n]*\r?\n-[ \t]*\r?$", re.M)
+_JSON_MARKERS = ('"posts"', '"post_title"')
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_MONTH_YEAR = re.compile(r"^(?:(%s)\s+)?(\d{4})$" % "|".join(_MONTHS), re.I)
+_NUMERIC_DATE = re.compile(r"^(\d{4})[-/]?(\d{2})(?:[-/]?(\d{2}))?(?:\b|T|$)")
+_VENUE_DATE = re.compile(r"^(.*?)\s*\|\s*([^|]+)$")
+_PUBLISHED_BY = re.compile(r"^published by\s+(.+)$", re.I)
+_ISBN_LINE = re.compile(r"^isbn\b", re.I)
+
+# MSR type group labels (BibTeX entry types) -> CSL type names.
+_CSL_TYPES = {
+    "inproceedings": "paper-conference", "conference": "paper-conference", "article": "article-journal",
+    "techreport": "report", "book": "book", "proceedings": "book", "inbook": "chapter",
+    "incollection": "chapter", "phdthesis": "thesis", "mastersthesis": "thesis", "patent": "patent",
+    "unpublished": "manuscript",
+}
+_FACETS = ("years", "research_areas", "types")
+
+
+# --- entry points -----------------------------------------------------------------------------
+
+def sniff(doc: Document) -> str | None:
+    """The kind of MSR page ``doc`` is (``publication_list`` or ``publication``), or None."""
+    if doc.text.lstrip().startswith("{"):
+        return "publication_list" if all(m in doc.head for m in _JSON_MARKERS) else None
+    if doc.is_html:
+        return _html_kind(doc)
+    return "publication_list" if _TEXT_SECTION.search(doc.head) else None
+
+
+def parse(doc: Document) -> PageResult:
+    """The records of an MSR page; raises ``LayoutChanged`` or ``Truncated`` when it cannot."""
+    if doc.text.lstrip().startswith("{"):
+        return _faceted_search(doc)
+    if not doc.is_html:
+        return _saved_text(doc)
+    if _html_kind(doc) == "publication":
+        return _publication_page(doc)
+    return _people_page(doc)
+
+
+def _html_kind(doc: Document) -> str | None:
+    head = doc.head
+    found = _CANONICAL.search(head)
+    url = found.group(1) if found else (doc.url or "").lower()
+    if not (any(m in head for m in _MSR_MARKERS) or _MSR_URL.match(url)):
+        return None
+    if _PUBLICATION.search(url) or any(m in head for m in _PUBLICATION_MARKERS):
+        return "publication"
+    if _PEOPLE.search(url) or any(m in head for m in _LIST_MARKERS):
+        return "publication_list"
+    return None
+
+
+# --- shared pieces ----------------------------------------------------------------------------
+
+def _text(node: Selector | SelectorList) -> str:
+    """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
+    if isinstance(node, SelectorList):
+        node = node[0] if node else None
+    return clean("".join(node.root.itertext())) if node is not None else ""
+
+
+def _iso_date(text: str | None) -> str | None:
+    """``May 2024`` -> ``2024-05``; ``2023/12/06`` and ``20231206`` -> ``2023-12-06``; ``2021`` -> ``2021``."""
+    text = clean(text)
+    named = _MONTH_YEAR.match(text)
+    if named:
+        month, year = named.groups()
+        return f"{year}-{_MONTHS.index(month.lower()) + 1:02d}" if month else year
+    numeric = _NUMERIC_DATE.match(text)
+    if numeric:
+        return "-".join(part for part in numeric.groups() if part)
+    return None
+
+
+def _read_detail(line: str, pub: Publication) -> bool:
+    """Fill ``pub`` from one detail line of a listing (``Venue | Month YYYY``, a bare date,
+    ``Published by ...``, ``ISBN: ...``); False when the line is none of these."""
+    if _ISBN_LINE.match(line):
+        pub.ids.isbn = find_isbn(line) or clean_or_none(line.partition(":")[2])
+    elif published := _PUBLISHED_BY.match(line):
+        pub.publisher = clean(published.group(1))
+    elif date := _iso_date(line):
+        pub.date = date
+    elif (venue_date := _VENUE_DATE.match(line)) and (date := _iso_date(venue_date.group(2))):
+        pub.venue, pub.date = clean_or_none(venue_date.group(1)), date
+        pub.ids.report_number = find_report_number(pub.venue)
+    else:
+        return False
+    return True
+
+
+def _finish(pub: Publication) -> Publication:
+    """Values derived from what a listing said: year from the date, report type from a TR number."""
+    pub.year = find_year(pub.date) or (pub.facets.years[0] if len(pub.facets.years) == 1 else None)
+    if pub.type is None and pub.ids.report_number:
+        pub.type = "report"
+    return pub
+
+
+def _csl_type(label: str) -> str | None:
+    return _CSL_TYPES.get(title_key(label))
+
+
+def _filed_under(facet: str, label: str | int) -> Facets:
+    return Facets(**{facet: [label]})
+
+
+def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
+    """Each paper once, in order of first listing: the same publication link, or with no link on
+    one side, the same normalised title. Later listings add facets and fill gaps."""
+    kept: list[Publication] = []
+    by_link: dict[str, Publication] = {}
+    by_title: dict[str, Publication] = {}
+    for pub in listings:
+        first = by_link.get(pub.ids.msr or "")
+        if first is None:
+            same_title = by_title.get(title_key(pub.title))
+            if same_title is not None and not (pub.ids.msr and same_title.ids.msr):
+                first = same_title
+        if first is None:
+            kept.append(pub)
+            first = pub
+        else:
+            _absorb(first, pub, result)
+        if first.ids.msr:
+            by_link[first.ids.msr] = first
+        by_title.setdefault(title_key(first.title), first)
+    for pub in kept:
+        _check_year_facet(pub, result)
+    return kept
+
+
+def _keep_fuller(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
+    """The fuller of two listings' values (the longer text or list; the first on a tie), with a
+    warning when both say something and they differ."""
+    if not theirs or mine == theirs:
+        return mine
+    if not mine:
+        return theirs
+    kept, dropped = (theirs, mine) if len(theirs) > len(mine) else (mine, theirs)
+    message = f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
+    if all(warning.message != message for warning in result.warnings):  # a third listing repeats one of the two
+        result.warn("listings_disagree", message)
+    return kept
+
+
+def _absorb(first: Publication, other: Publication, result: PageResult) -> None:
+    """Merge ``other`` (a later listing of the same paper) into ``first``, warning on conflicts."""
+    for name in ("title", "authors", "venue", "date", "publisher", "url"):
+        setattr(first, name, _keep_fuller(first.title, name, getattr(first, name), getattr(other, name), result))
+    for name in ("msr", "isbn", "report_number"):
+        setattr(first.ids, name, _keep_fuller(first.title, name, getattr(first.ids, name), getattr(other.ids, name),
+                                              result))
+    if first.type and other.type and first.type != other.type:
+        result.warn("listings_disagree", f"{first.title!r} is listed under two types: kept "
+                                         f"{first.type!r}, not {other.type!r}")
+    first.type = first.type or other.type
+    for facet in _FACETS:
+        values = getattr(first.facets, facet)
+        values.extend(v for v in getattr(other.facets, facet) if v not in values)
+    first.links.extend(link for link in other.links if link not in first.links)
+
+
+def _check_year_facet(pub: Publication, result: PageResult) -> None:
+    dated = find_year(pub.date)
+    if dated and pub.facets.years and dated not in pub.facets.years:
+        result.warn("year_group_mismatch", f"{pub.title!r} is dated {pub.date} but listed under "
+                                           f"{', '.join(map(str, pub.facets.years))}")
+
+
+# --- HTML: people publications page -----------------------------------------------------------
+
+def _page_url(sel: Selector, doc: Document) -> str | None:
+    return clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
+
+
+def _absolute(href: str | None, base: str | None) -> str | None:
+    if not href or href.startswith(("https://", "http://")):
+        return href or None
+    return urljoin(base if base and _MSR_URL.match(base) else _SITE_ROOT, href.strip())
+
+
+def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
+    """A page cut before ``</html>``: an error when the cut falls inside ``<main>`` (records may be
+    missing), a warning when it falls after it (in the footer, all records are complete)."""
+    tail = doc.text[-65536:].lower()
+    if "</html" in tail:
+        return
+    if "</main>" not in tail:
+        raise Truncated("the page stops before its end (no </html>), inside its main content: "
+                        "publications may be missing; save the page again")
+    result.warn("truncated", "the page stops after its main content (no </html>); the records are complete")
+
+
+def _people_page(doc: Document) -> PageResult:
+    sel = doc.selector
+    url = _page_url(sel, doc)
+    result = PageResult(site=SITE, page="publication_list", url=url, profile=_person(sel, url))
+    _refuse_cut_pages(doc, result)
+    if not sel.css("ul.accordion article"):
+        raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
+                            "(the by-year / area / type lists are missing or empty)")
+    groups = {body.attrib["id"]: _group(body, result) for body in sel.css('[id^="collapse-group-"]')}
+    listings = (_listed_article(article, url, groups) for article in sel.xpath("//article"))
+    result.publications = [_finish(pub) for pub in _distinct((p for p in listings if p), result)]
+    return result
+
+
+def _person(sel: Selector, url: str | None) -> Profile:
+    # No real people-page markup has been seen: the person is the page's h1, the position the
+    # element right after it (see research/msr/STRUCTURE.md, section 3).
+    heading = sel.css("main h1") or sel.css("h1")
+    people = _PEOPLE.match(url or "")
+    return Profile(
+        name=_text(heading) or None,
+        position=_text(heading.xpath("following-sibling::*[1]")) or None,
+        url=people.group(1) + "/" if people else None,
+        ids=Ids(msr=people.group(2) if people else None),
+    )
+
+
+def _listed_article(article: Selector, base: str | None,
+                    groups: dict[str, tuple[str | None, str | int]]) -> Publication | None:
+    """One ``<article>`` listing, with the facet of the accordion group it sits in (none for the
+    featured item); None for an article that is not a publication item."""
+    pub = _article(article, base)
+    if pub is None:
+        return None
+    group = next((node.get("id") for node in article.root.iterancestors() if node.get("id") in groups), None)
+    if group:
+        facet, label = groups[group]
+        if facet == "types":
+            pub.type = _csl_type(str(label))
+        if facet:
+            pub.facets = _filed_under(facet, label)
+    return pub
+
+
+def _article(article: Selector, base: str | None) -> Publication | None:
+    link = article.xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")[:1]
+    title = _text(link or article.xpath(".//h5 | .//h4 | .//h3"))
+    if not title:
+        return None
+    pub = Publication(title=title, url=_absolute(link.attrib.get("href"), base) if link else None)
+    slug = _PUBLICATION.search(pub.url or "")
+    pub.ids.msr = slug.group(1) if slug else None
+    return pub if _read_card(article, pub) else None
+
+
+def _read_card(card: Selector, pub: Publication) -> bool:
+    """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the other
+    ``p``s); False when the card has no authors line, so is not a publication item."""
+    found = False
+    for line in card.xpath(".//p"):
+        if "content-excerpt__people" in line.attrib.get("class", ""):
+            pub.authors, pub.authors_truncated = split_names(_text(line))
+            found = True
+        else:
+            _read_detail(_text(line), pub)
+    return found
+
+
+def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
+    """The facet and label of an accordion group body ``collapse-group-<facet>_filter-...-<value>``,
+    the label being the text of the ``h4`` heading over it."""
+    facet_name, _, value = body.attrib["id"].removeprefix("collapse-group-").partition("_filter-")
+    label = _text(body.xpath("preceding::h4[1]")) or value.rpartition("-")[2]
+    facet = next((f for f, word in zip(_FACETS, ("year", "area", "type")) if word in facet_name), None)
+    if facet is None:
+        result.warn("unknown_grouping", f"an accordion group {facet_name!r} that is not by year, area or type")
+    if facet == "years":
+        year = find_year(label) or find_year(value)
+        if year is None:
+            return None, label
+        return facet, year
+    return facet, label
+
+
+# --- HTML: single publication page ------------------------------------------------------------
+
+def _publication_page(doc: Document) -> PageResult:
+    sel = doc.selector
+    url = _page_url(sel, doc)
+    result = PageResult(site=SITE, page="publication", url=url)
+    _refuse_cut_pages(doc, result)
+    main = sel.css("main.single-publication") or sel.css("main")
+    title = _text(main.css("h1")) or _meta(sel, "citation_title")
+    if title is None:
+        raise LayoutChanged("an MSR publication page without a title (no main h1, no citation_title)")
+    pub = Publication(title=title, url=url)
+    people = _citation_authors(main)
+    pub.authors = [a.name for a in people] or _meta_all(sel, "citation_author")
+    pub.author_links = [a for a in people if a.url]
+    pub.date = _iso_date(main.css(".publication-citation time::attr(datetime)").get()) or _iso_date(
+        _meta(sel, "citation_publication_date"))
+    paragraphs = [_text(p) for p in main.css(".excerpt p")]
+    pub.summary = "\n\n".join(p for p in paragraphs if p) or None
+    aside = main.css("aside")
+    pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _meta_all(
+        sel, "research-area")
+    pub.links = _publication_links(main, url)
+    slug = _PUBLICATION.search(url or "")
+    pub.ids.msr = slug.group(1) if slug else None
+    hrefs = " ".join(link.url for link in pub.links)
+    pub.ids.arxiv, pub.ids.doi = find_arxiv_id(hrefs), find_doi(hrefs)
+    result.publications = [_finish(pub)]
+    return result
+
+
+def _meta(sel: Selector, name: str) -> str | None:
+    return clean_or_none(sel.xpath(f'//meta[@name="{name}"]/@content').get())
+
+
+def _meta_all(sel: Selector, name: str) -> list[str]:
+    return [value for value in map(clean, sel.xpath(f'//meta[@name="{name}"]/@content').getall()) if value]
+
+
+def _citation_authors(main: Selector) -> list[Author]:
+    authors = []
+    for person in main.css('.publication-citation li[itemtype$="schema.org/Person"]'):
+        name = _text(person.css('[itemprop="name"]'))
+        url = clean_or_none(person.css('a[itemprop="url"]::attr(href)').get())
+        people = _PEOPLE.match(url or "")
+        if name:
+            authors.append(Author(name=name, url=url, ids=Ids(msr=people.group(2) if people else None)))
+    return authors
+
+
+def _publication_links(main: Selector, base: str | None) -> list[Link]:
+    """The paper's own links: the external "Publication" link(s), the PDF button, the BibTeX link."""
+    found = [("external", a) for a in main.css(".publication-citation p a[href]")]
+    found += [("pdf" if ".pdf" in a.attrib["href"].lower() or a.attrib.get("data-bi-cn") == "PDF" else "external", a)
+              for a in main.css("aside a.btn[href]")]
+    found += [("bibtex", a) for a in main.css(".bibtex-link a[href]")]
+    links: list[Link] = []
+    for kind, a in found:
+        link = Link(kind=kind, url=_absolute(a.attrib["href"], base) or "", label=_text(a) or None)
+        if link not in links:
+            links.append(link)
+    return links
+
+
+# --- saved text of a people page --------------------------------------------------------------
+
+def _saved_text(doc: Document) -> PageResult:
+    """The text a browser saves of a people page: its group headings are lost, each group starts
+    with a ``-`` line, and items are title / authors / optional detail lines."""
+    lines = [line for line in map(clean, doc.text.splitlines()) if line]
+    chunks = _split_on_dashes(lines)
+    preamble, heading = chunks[0][:-1], chunks[0][-1]
+    result = PageResult(site=SITE, page="publication_list")
+    featured, rest = _text_items(preamble, until_stray=True)
+    result.profile = Profile(name=rest[0] if rest else None, position=rest[1] if len(rest) > 2 else None)
+    listings = list(featured)
+    numbers: Counter[str] = Counter()
+    section, facet = 0, _section_facet(heading, 0)
+    for chunk in chunks[1:]:
+        items, stray = _text_items(chunk)  # stray: the next section's heading, if any
+        if chunk is chunks[-1] and (stray or not items):
+            raise Truncated("the saved text stops inside its last group: save the page again")
+        numbers[facet] += 1
+        listings += _file_group(items, facet, numbers[facet])
+        if stray:
+            section, facet = section + 1, _section_facet(stray[0], section + 1)
+    if not numbers["types"]:  # every paper has a type, so a whole page always ends with that section
+        raise Truncated("the saved text stops before its 'by type' groups: save the page again")
+    if numbers["research_areas"] or numbers["types"]:
+        result.warn("group_names_lost", "the saved text lost the research-area and type group headings: "
+                                        "those facets are numbered groups (#1, #2, ...) in page order")
+    result.publications = [_finish(pub) for pub in _distinct(listings, result)]
+    if not result.publications:
+        raise LayoutChanged("a saved MSR people page without publication items")
+    return result
+
+
+def _split_on_dashes(lines: list[str]) -> list[list[str]]:
+    chunks: list[list[str]] = [[]]
+    for line in lines:
+        if line == "-":
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    if len(chunks) < 2 or not chunks[0]:
+        raise LayoutChanged("a saved MSR people page without its '-' group markers")
+    return chunks
+
+
+def _text_items(lines: list[str], until_stray: bool = False) -> tuple[list[Publication], list[str]]:
+    """Items (title, authors, detail lines...) and the lines left over after the last one.
+    With ``until_stray`` an item must have a detail line, and reading stops at the first that has not."""
+    items: list[Publication] = []
+    at = 0
+    while at + 1 < len(lines):
+        authors, truncated = split_names(lines[at + 1])
+        pub = Publication(title=lines[at], authors=authors, authors_truncated=truncated)
+        end = at + 2
+        while end < len(lines) and _read_detail(lines[end], pub):
+            end += 1
+        if until_stray and end == at + 2:
+            break
+        items.append(pub)
+        at = end
+    return items, lines[at:]
+
+
+def _section_facet(heading: str, index: int) -> str:
+    """Which facet a "Publications by ..." section fills: named in its heading, else by its place."""
+    words = heading.lower()
+    named = [facet for facet, word in zip(_FACETS, ("year", "area", "type")) if word in words]
+    return named[0] if named else _FACETS[min(index, 2)]
+
+
+def _file_group(items: list[Publication], facet: str, number: int) -> list[Publication]:
+    """Set each item's facet from its group: the year the group's items share, or ``#n`` for an
+    area or type group whose name the text lost."""
+    label: int | str = f"#{number}"
+    if facet == "years":
+        years = Counter(find_year(pub.date) for pub in items if find_year(pub.date))
+        if not years:
+            return items
+        label = years.most_common(1)[0][0]
+    for pub in items:
+        pub.facets = _filed_under(facet, label)
+    return items
+
+
+# --- faceted-search JSON ----------------------------------------------------------------------
+
+def _faceted_search(doc: Document) -> PageResult:
+    """``/wp-json/microsoft-research/v1/faceted-search`` answers: ``posts[].data`` (permalink,
+    title, excerpt, ``meta``, ``terms``) and ``posts[].markup``, the card HTML with the authors."""
+    payload = _json(doc.text)
+    posts = payload.get("posts") if isinstance(payload, dict) else None
+    if not isinstance(posts, list):
+        raise LayoutChanged("an MSR faceted-search answer without a posts list")
+    result = PageResult(site=SITE, page="publication_list")
+    listings = [pub for pub in map(_post, posts) if pub]
+    if len(listings) < len(posts):
+        result.warn("post_without_title", f"{len(posts) - len(listings)} post(s) without a title were skipped")
+    result.publications = [_finish(pub) for pub in _distinct(listings, result)]
+    return result
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not text.rstrip().endswith("}"):  # every answer is one object: cut short if it does not close
+            raise Truncated("the JSON stops before its end: save the answer again") from None
+        raise LayoutChanged(f"an MSR faceted-search answer that is not valid JSON ({exc.msg})") from None
+
+
+def _post(post: Any) -> Publication | None:
+    data = post.get("data") if isinstance(post, dict) else None
+    title = _html_text(data.get("post_title")) if isinstance(data, dict) else None
+    if title is None:
+        return None
+    pub = Publication(title=title, url=clean_or_none(data.get("permalink")))
+    slug = _PUBLICATION.search(pub.url or "")
+    pub.ids.msr = slug.group(1) if slug else None
+    if isinstance(post.get("markup"), str) and post["markup"].strip():
+        _read_card(Selector(text=post["markup"]), pub)
+    meta = data.get("meta") or {}  # an empty dict arrives as [] (PHP)
+    terms = data.get("terms") or {}
+    pub.date = _iso_date(_meta_value(meta, "msr_published_date")) or pub.date
+    pub.venue = _meta_value(meta, "msr_conference_name") or _meta_value(meta, "msr_journal") or pub.venue
+    pub.ids.report_number = pub.ids.report_number or find_report_number(pub.venue)
+    pub.summary = _html_text(data.get("post_excerpt"))
+    types = _term_names(terms, "msr-publication-type")
+    pub.facets = Facets(research_areas=_term_names(terms, "msr-research-area"), types=types)
+    pub.type = next(filter(None, map(_csl_type, types)), None)
+    return pub
+
+
+def _meta_value(meta: Any, key: str) -> str | None:
+    """The first value of a post meta field: ``[{"date"|"value"|"raw": ...}]`` or ``["..."]``."""
+    values = meta.get(key) if isinstance(meta, dict) else None
+    for value in values if isinstance(values, list) else [values]:
+        if isinstance(value, dict):
+            value = value.get("date") or value.get("value") or value.get("raw")
+        if isinstance(value, (str, int)) and clean(str(value)):
+            return clean(str(value))
+    return None
+
+
+def _term_names(terms: Any, taxonomy: str) -> list[str]:
+    found = terms.get(taxonomy) if isinstance(terms, dict) else None
+    names = (_html_text(term.get("name")) for term in found or [] if isinstance(term, dict))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def _html_text(fragment: Any) -> str | None:
+    """Clean text of an HTML fragment (WordPress titles and excerpts carry entities and tags)."""
+    if not isinstance(fragment, str) or not fragment.strip():
+        return None
+    return _text(Selector(text=f"<div>{fragment}</div>").xpath("//div")) or None
