@@ -36,6 +36,7 @@ class Document:
     encoding: str = "utf-8"
     kind: str | None = None  # the page kind the registry detected, so a parser need not sniff twice
     _selector: Selector | None = field(default=None, repr=False)
+    _found: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_input(cls, data: bytes | str, url: str | None = None) -> Document:
@@ -54,11 +55,11 @@ class Document:
         return cls(text=text.lstrip("\ufeff"), url=url, raw=utf8, sha256=digest, encoding=encoding)
 
     def contains(self, marker: str) -> bool:
-        """Whether the page holds the ASCII ``marker`` anywhere (searched in the raw bytes when
-        at hand: several times faster than in the decoded text)."""
-        if self.raw is not None:
-            return marker.encode("ascii") in self.raw
-        return marker in self.text
+        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once)."""
+        found = self._found.get(marker)
+        if found is None:
+            found = self._found[marker] = marker in self.text
+        return found
 
     @cached_property
     def is_html(self) -> bool:

@@ -125,17 +125,17 @@ def _parse_profile(doc: Document) -> PageResult:
 _LANDMARK_IDS = frozenset({"gsc_prf_in", "gsc_prf_i", "gsc_prf_ivh", "gsc_prf_int", "gsc_prf_pup-img", "gsc_rsb_cit",
                            "gsc_rsb_st", "gsc_rsb_mnd", "gsc_rsb_co", "gsc_a_t", "gsc_a_b", "gsc_bpf_more",
                            "gsc_a_nn", "gsc_coauth_opn", "gsc_g"})
-_WITH_ID = etree.XPath("//*[@id]")
+# libxml2 indexes the id attributes of an HTML document, so XPath's id() is a lookup, not a walk.
+_BY_ID = etree.XPath("id($ids)")
+_IDS = " ".join(sorted(_LANDMARK_IDS))
 _HEAD_LINKS = etree.XPath("/html/head/link[@rel='canonical'] | /html/head/meta[@property='og:image']")
 
 
 def landmarks(root: Element) -> dict[str, Element]:
     """The page's parts by id, plus ``canonical``, ``og:image`` and ``hist`` (the histogram)."""
     found: dict[str, Element] = {}
-    for element in _WITH_ID(root):
-        key = element.get("id")
-        if key in _LANDMARK_IDS:
-            found.setdefault(key, element)
+    for element in _BY_ID(root, ids=_IDS):
+        found.setdefault(element.get("id"), element)
     for element in _HEAD_LINKS(root):
         found.setdefault("canonical" if element.tag == "link" else "og:image", element)
     hist = _by_class(found.get("gsc_rsb_cit"), {"gsc_md_hist_b": "hist"}).get("hist")
@@ -144,12 +144,13 @@ def landmarks(root: Element) -> dict[str, Element]:
     return found
 
 
-def _by_class(root: Element | None, rules: dict[str, str]) -> dict[str, list[Element]]:
-    """Elements under ``root`` by the part their class names; the first rule an element matches wins."""
+def _by_class(root: Element | None, rules: dict[str, str], tag: tuple[str, ...] = ()) -> dict[str, list[Element]]:
+    """Elements under ``root`` (of the tags ``tag``, or any) by the part their class names; the
+    first rule an element matches wins."""
     found: dict[str, list[Element]] = {}
     if root is None:
         return found
-    for element in root.iter():
+    for element in root.iter(*tag):
         classes = element.get("class")
         if not classes:
             continue
@@ -233,8 +234,16 @@ def email_domain(box: Element | None) -> str | None:
     if box is None:
         return None
     text = " ".join([box.text or ""] + [child.tail or "" for child in box])
-    found = _DOMAIN.findall(text)
-    return found[-1].lower() if found else None
+    return _last_domain(text)
+
+
+def _last_domain(text: str) -> str | None:
+    """The last word of ``text`` shaped like a domain name (``cftri.res.in``), lower-cased."""
+    for word in reversed(text.split()):
+        word = word.strip("-–—·:;,()[]<>@")
+        if "." in word and _DOMAIN.fullmatch(word):
+            return word.lower()
+    return None
 
 
 def photo_url(parts: dict[str, Element]) -> str | None:
@@ -266,16 +275,21 @@ def citations_by_year(chart: Element | None) -> list[YearCitations]:
     Years without citations have no bar, so bars are matched to years by ``z-index`` (1 is the
     newest year), never by position. Bars without a z-index (2014 layout) fall back to their offset.
     """
-    parts = _by_class(chart, {"gsc_g_t": "year", "gsc_g_a": "bar"})
-    labels = [(_text(e).strip(), e.get("style", "")) for e in parts.get("year", [])]
-    years = [int(text) for text, _ in labels if text.isdigit()]
-    offsets = [_offset(style) for text, style in labels if text.isdigit()]
+    if chart is None:
+        return []
+    labels = [(_text(e).strip(), e) for e in _YEAR_LABELS(chart)]
+    labels = [(int(text), e) for text, e in labels if text.isdigit()]
+    years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
-    for bar in parts.get("bar", []):
-        year = _bar_year(bar.get("style", ""), years, offsets)
+    for bar in _BARS(chart):
+        year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
             counts[year] = to_int(_text(bar)) or 0
     return [YearCitations(year=y, citations=c) for y, c in counts.items()]
+
+
+_YEAR_LABELS = etree.XPath(".//span[contains(concat(' ', @class, ' '), ' gsc_g_t ')]")
+_BARS = etree.XPath(".//a[contains(concat(' ', @class, ' '), ' gsc_g_a ')]")
 
 
 def _offset(style: str) -> int | None:
@@ -283,15 +297,18 @@ def _offset(style: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _bar_year(style: str, years: list[int], offsets: list[int | None]) -> int | None:
+def _bar_year(style: str, labels: list[tuple[int, Element]]) -> int | None:
     z_index = _Z_INDEX.search(style)
     if z_index:
         rank = int(z_index.group(1))
-        return years[len(years) - rank] if 1 <= rank <= len(years) else None
+        return labels[-rank][0] if 1 <= rank <= len(labels) else None
     offset = _offset(style)
+    if offset is None:
+        return None
     # A bar sits 5px beside its year label (measured on the 2019 and 2026 pages).
-    for year, year_offset in zip(years, offsets):
-        if offset is not None and year_offset is not None and abs(offset - 5 - year_offset) <= 2:
+    for year, label in labels:
+        label_offset = _offset(label.get("style", ""))
+        if label_offset is not None and abs(offset - 5 - label_offset) <= 2:
             return year
     return None
 
@@ -313,7 +330,7 @@ def coauthors(box: Element | None) -> list[Coauthor]:
     """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
     found = []
     for item in box.iter("li") if box is not None else ():
-        parts = _by_class(item, _COAUTHOR_CLASSES)
+        parts = _by_class(item, _COAUTHOR_CLASSES, tag=("span", "a"))
         desc = _first(parts, "desc")
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
@@ -326,7 +343,7 @@ def coauthors(box: Element | None) -> list[Coauthor]:
             affiliation=_text_of(_first(parts, "affiliation")),
             email_domain=email_domain(_first(parts, "email")),
             ids=Ids(scholar=user_id(href)),
-            url=urljoin(BASE_URL, href) if href else None,
+            url=_absolute(href, BASE_URL),
         ))
     return found
 
@@ -402,7 +419,10 @@ def _row_parts(row: Element) -> dict:
 
 
 def _text(element: Element) -> str:
-    return "".join(element.itertext())
+    """All the text inside ``element`` (libxml2's text serialiser: faster than ``itertext``)."""
+    if not len(element):
+        return element.text or ""
+    return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
 
 def _classes(element: Element) -> list[str]:

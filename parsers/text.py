@@ -81,24 +81,27 @@ def strip_braces(text: str) -> str:
     return text.replace("{", "").replace("}", "")
 
 
+_CUT_MARKS = ("...", "…", "et al.", "et al")
+
+
 def split_names(text: str | None) -> tuple[list[str], bool]:
     """Names of a comma-separated author list, and whether the list was cut (``...``, ``et al.``).
 
     >>> split_names("A Fan, C Akiki, ...")
     (['A Fan', 'C Akiki'], True)
     """
-    names: list[str] = []
+    names = [part.strip() for part in clean(text).split(",")]
     truncated = False
-    for part in clean(text).split(","):
-        part = part.strip()
-        for tail in ("...", "…", "et al.", "et al"):
-            if part.endswith(tail):
-                part, truncated = part[: -len(tail)].strip(), True
-        if part.lower().startswith("and "):
-            part = part[4:].strip()
-        if part:
-            names.append(part)
-    return names, truncated
+    # Only the list's end can be cut ("..., ...", "... et al.") or joined by "and".
+    last = names[-1]
+    for tail in _CUT_MARKS:
+        if last.endswith(tail):
+            last, truncated = last[: -len(tail)].strip(), True
+            break
+    if last[:4].lower() == "and ":
+        last = last[4:].strip()
+    names[-1] = last
+    return [name for name in names if name], truncated
 
 
 def title_key(title: str | None) -> str:
