@@ -395,27 +395,36 @@ def publication(row: Element, origin: str = BASE_URL) -> Publication:
     return pub
 
 
-# The classes of a row that carry data, and the part each names. Cells are found by class,
-# never by position: the 2014 owner view has an extra checkbox cell.
-_ROW_CLASSES = {"gsc_a_at": "anchor", "gsc_a_ac": "count", "gsc_a_am": "merged", "gsc_a_m": "merged",
-                "gsc_a_h": "year", "gs_gray": "grays"}
-
-
 def _row_parts(row: Element) -> dict:
-    """The row's data-carrying elements, found in one walk over the row."""
+    """The row's data-carrying elements: ``anchor``, ``grays`` (authors, venue), ``count``,
+    ``merged``, ``year``. Cells are found by class, never by position: the 2014 owner view has an
+    extra checkbox cell."""
     parts: dict = {"grays": []}
-    for element in row.iter():
-        classes = element.get("class")
-        if not classes:
-            continue
-        for name in classes.split():
-            part = _ROW_CLASSES.get(name)
-            if part == "grays":
-                if element.tag == "div":
-                    parts["grays"].append(element)
-            elif part and part not in parts:
-                parts[part] = element
+    for cell in row:
+        classes = _classes(cell)
+        if "gsc_a_t" in classes:
+            _title_cell_parts(cell, parts)
+        elif "gsc_a_c" in classes:
+            for element in cell.iter():
+                names = _classes(element)
+                if "gsc_a_ac" in names:
+                    parts.setdefault("count", element)
+                elif "gsc_a_am" in names or "gsc_a_m" in names:
+                    parts["merged"] = element
+        elif "gsc_a_y" in classes:
+            parts["year"] = next((e for e in cell.iter() if "gsc_a_h" in _classes(e)), None)
     return parts
+
+
+def _title_cell_parts(cell: Element, parts: dict) -> None:
+    for child in cell:
+        names = _classes(child)
+        if "gsc_a_at" in names:
+            parts.setdefault("anchor", child)
+        elif "gs_gray" in names and child.tag == "div":
+            parts["grays"].append(child)
+    if "anchor" not in parts:  # not a direct child in some layout: look deeper
+        parts["anchor"] = next((e for e in cell.iter("a") if "gsc_a_at" in _classes(e)), None)
 
 
 def _text(element: Element) -> str:
@@ -426,7 +435,8 @@ def _text(element: Element) -> str:
 
 
 def _classes(element: Element) -> list[str]:
-    return (element.get("class") or "").split()
+    classes = element.get("class")
+    return classes.split() if classes else []
 
 
 def _text_without_year(venue: Element) -> str:

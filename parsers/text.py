@@ -25,7 +25,9 @@ def clean(text: str | None) -> str:
     """Text with bidi marks removed and all whitespace runs made single spaces."""
     if not text:
         return ""
-    return " ".join(text.translate(_BIDI).split())
+    if not text.isascii():
+        text = text.translate(_BIDI)
+    return " ".join(text.split())
 
 
 def clean_or_none(text: str | None) -> str | None:
