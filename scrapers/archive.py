@@ -1,0 +1,170 @@
+"""WARC archives of a job: every request and response as sent and received, and the pages of each
+finished target, so that ``pubharvest parse ARCHIVE.warc.gz`` gives back the records the job gave.
+
+Bodies are stored decoded (the client undoes gzip/brotli): ``Content-Encoding`` and
+``Transfer-Encoding`` are dropped from the stored headers and ``Content-Length`` set to match.
+
+Each finished target adds a ``metadata`` record (``pubharvest:target:<site>:<id>``) listing the
+``WARC-Record-ID`` of its page responses in order; reading an archive rebuilds each target's
+record from exactly those responses, with the same parser and the same merge as the job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+from . import sites
+
+TARGET_PREFIX = "pubharvest:target:"
+_DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
+
+
+class ArchiveWriter:
+    """Appends WARC records to a file (gzip per record when the name ends ``.gz``)."""
+
+    def __init__(self, path: Path, info: dict[str, str]) -> None:
+        from warcio.warcwriter import WARCWriter
+
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cut_damaged_tail(path)
+        self.stream = open(path, "ab")
+        self.writer = WARCWriter(self.stream, gzip=path.name.endswith(".gz"))
+        self.writer.write_record(self.writer.create_warcinfo_record(path.name, info))
+
+    def exchange(self, method: str, url: str, request_headers: list[tuple[str, str]],
+                 status: int | None = None, reason: str = "", response_headers: list[tuple[str, str]] = (),
+                 body: bytes = b"") -> str | None:
+        """Write a request and, when one came, its response; returns the response's WARC-Record-ID."""
+        from warcio.statusandheaders import StatusAndHeaders
+
+        target = url.split("://", 1)[-1]
+        path = "/" + target.split("/", 1)[1] if "/" in target else "/"
+        request = self.writer.create_warc_record(
+            url, "request", payload=BytesIO(b""),
+            http_headers=StatusAndHeaders(f"{method} {path} HTTP/1.1", request_headers, is_http_request=True))
+        if status is None:
+            self.writer.write_record(request)
+            return None
+        headers = [(k, v) for k, v in response_headers if k.lower() not in _DROPPED_HEADERS]
+        headers.append(("Content-Length", str(len(body))))
+        response = self.writer.create_warc_record(
+            url, "response", payload=BytesIO(body),
+            http_headers=StatusAndHeaders(f"{status} {reason}".strip(), headers, protocol="HTTP/1.1"))
+        record_id = response.rec_headers.get_header("WARC-Record-ID")
+        request.rec_headers.add_header("WARC-Concurrent-To", record_id)
+        self.writer.write_record(response)
+        self.writer.write_record(request)
+        return record_id
+
+    def target_done(self, run: str, key: str, outcome: str, response_ids: list[str]) -> None:
+        """Record which responses make up a finished target, and make the archive durable up to here."""
+        payload = json.dumps({"run": run, "target": key, "outcome": outcome, "responses": response_ids}).encode()
+        record = self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
+                                                warc_content_type="application/json")
+        self.writer.write_record(record)
+        self.sync()
+
+    def sync(self) -> None:
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+
+    def close(self) -> None:
+        self.sync()
+        self.stream.close()
+
+
+def cut_damaged_tail(path: Path) -> None:
+    """Cut a record left half-written by a killed job, so that records appended after it stay readable."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    good = 0
+    with open(path, "rb") as stream:
+        records = ArchiveIterator(stream)
+        try:
+            for record in records:
+                record.content_stream().read()
+                records.read_to_end()
+                good = records.get_record_offset() + records.get_record_length()
+        except Exception:  # warcio raises several kinds on a cut gzip member or header
+            pass
+    if good < path.stat().st_size:
+        with open(path, "r+b") as stream:
+            stream.truncate(good)
+
+
+@dataclass
+class ArchivedPage:
+    record_id: str
+    url: str
+    status: int
+    body: bytes
+
+
+@dataclass
+class ArchivedTarget:
+    """A finished target as the archive holds it: its key and its page responses in order."""
+
+    run: str
+    key: str
+    outcome: str
+    pages: list[ArchivedPage]
+
+
+def read_archive(path: str | Path) -> tuple[list[ArchivedTarget] | None, list[ArchivedPage]]:
+    """The finished targets of a pubharvest archive (the last of each run and target), and every response.
+
+    The targets are None for archives written by other tools: their pages are read one by one.
+    """
+    from warcio.archiveiterator import ArchiveIterator
+
+    responses: dict[str, ArchivedPage] = {}
+    targets: dict[tuple[str, str], dict] = {}
+    ours = False
+    with open(path, "rb") as stream:
+        for record in ArchiveIterator(stream):
+            kind = record.rec_type
+            uri = record.rec_headers.get_header("WARC-Target-URI") or ""
+            if kind == "warcinfo":
+                ours = ours or b"pubharvest" in record.content_stream().read()
+            elif kind == "response" and record.http_headers is not None:
+                record_id = record.rec_headers.get_header("WARC-Record-ID")
+                status = int(record.http_headers.get_statuscode() or 0)
+                responses[record_id] = ArchivedPage(record_id, uri, status, record.content_stream().read())
+            elif kind == "metadata" and uri.startswith(TARGET_PREFIX):
+                entry = json.loads(record.content_stream().read())
+                targets.pop((entry["run"], entry["target"]), None)  # the last write of a target wins
+                targets[(entry["run"], entry["target"])] = entry
+    pages = list(responses.values())
+    if not ours:
+        return None, pages
+    return [ArchivedTarget(e["run"], e["target"], e["outcome"], [responses[i] for i in e["responses"] if i in responses])
+            for e in targets.values()], pages
+
+
+def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
+    """``(name, PageResult or ParseError)`` for the records in an archive, as the job that wrote it gave them."""
+    from parsers import ParseError, parse
+
+    targets, pages = read_archive(path)
+    if targets is None:
+        for page in pages:
+            if page.status == 200 and not page.url.endswith("/robots.txt"):
+                try:
+                    yield page.url, parse(page.body, url=page.url)
+                except ParseError as error:
+                    yield page.url, error
+        return
+    for target in targets:
+        site = sites.SITES[target.key.split(":", 1)[0]]
+        try:
+            yield f"{path}#{target.key}", site.merge([parse(p.body, url=p.url) for p in target.pages])
+        except ParseError as error:
+            yield f"{path}#{target.key}", error

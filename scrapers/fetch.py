@@ -1,0 +1,253 @@
+"""Fetching politely with one async httpx client: per-host pacing, robots.txt, retries, blocks.
+
+- Pacing: an ``aiolimiter`` leaky bucket per host (one request per interval), plus a random
+  jitter of up to ``jitter`` intervals, and at most ``per_host`` requests in flight per host;
+  ``concurrency`` bounds requests in flight across all hosts. A ``Retry-After`` or a robots.txt
+  ``Crawl-delay`` slows the whole host, not only the request that got it.
+- Retries: ``tenacity``, exponential backoff with jitter on timeouts, connection errors, 429 and
+  5xx; a ``Retry-After`` (seconds or an HTTP date) replaces the backoff for that wait.
+- robots.txt: read once per host (``protego``) before its first page; 4xx means no rules, 5xx or
+  no answer means the host is unreachable for this run (RFC 9309 says "assume disallowed").
+- Blocks: a CAPTCHA, "unusual traffic" or 403 answer marks the host blocked; every request
+  waiting for that host then fails with ``HostBlocked`` before it is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import httpx
+from aiolimiter import AsyncLimiter
+from protego import Protego
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from . import sites
+from .archive import ArchiveWriter
+from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from .job import FetchSettings
+
+_RETRYABLE_TRANSPORT = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+@dataclass
+class Response:
+    """A fetched page: the URL it came from (after redirects), status, body and its archive record."""
+
+    url: str
+    status: int
+    body: bytes
+    record_id: str | None
+    location: str | None = None  # where a 3xx points (redirects are followed by the caller, host by host)
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    retries: int = 0
+    errors: int = 0
+    fetch_seconds: float = 0.0
+
+
+@dataclass
+class Host:
+    """What is known about one host during a job: its pace, its robots.txt, whether it blocked us."""
+
+    name: str
+    interval: float
+    slots: asyncio.Semaphore
+    limiter: AsyncLimiter | None = None
+    not_before: float = 0.0
+    robots: Protego | None = None
+    robots_error: FetchError | None = None
+    robots_read: bool = False
+    robots_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    blocked: str | None = None
+
+    def slow_down(self, interval: float) -> None:
+        if interval > self.interval:
+            self.interval = interval
+            self.limiter = AsyncLimiter(1, interval)
+
+
+class _RetryLater(FetchError):
+    """An attempt that may succeed later; carries the error to report when the retries run out."""
+
+    def __init__(self, final: FetchError, retry_after: float | None = None) -> None:
+        super().__init__(final.message)
+        self.final, self.retry_after = final, retry_after
+
+
+Event = Callable[..., None]
+
+
+class Fetcher:
+    """GETs pages for a job; one instance per job, used from one event loop."""
+
+    def __init__(self, settings: FetchSettings, client: httpx.AsyncClient, archive: ArchiveWriter | None = None,
+                 on_event: Event | None = None, site_hosts: dict[str, str] | None = None) -> None:
+        self.settings, self.client, self.archive = settings, client, archive
+        self.on_event = on_event or (lambda *a, **k: None)
+        self.site_hosts = site_hosts or {}  # host -> site, for per-site rates
+        self.hosts: dict[str, Host] = {}
+        self.slots = asyncio.Semaphore(settings.concurrency)
+        self.stats = Stats()
+
+    def host(self, url: str) -> Host:
+        name = sites.host_of(url)
+        if name not in self.hosts:
+            rate = self.settings.site_rates.get(self.site_hosts.get(name, ""), self.settings.rate)
+            interval = 1.0 / rate if rate > 0 else 0.0
+            self.hosts[name] = Host(name, interval, asyncio.Semaphore(self.settings.per_host),
+                                    AsyncLimiter(1, interval) if interval else None)
+        return self.hosts[name]
+
+    def blocked_hosts(self) -> dict[str, str]:
+        return {h.name: h.blocked for h in self.hosts.values() if h.blocked}
+
+    async def check_robots(self, url: str) -> None:
+        """Raise ``RobotsDisallowed`` when robots.txt forbids ``url`` (unless the job ignores robots)."""
+        if self.settings.robots == "ignore":
+            return
+        host = self.host(url)
+        async with host.robots_lock:
+            if not host.robots_read:
+                await self._read_robots(host, sites.robots_url(url))
+                host.robots_read = True
+        if host.robots_error is not None:
+            raise host.robots_error
+        if host.robots is not None and not host.robots.can_fetch(url, self.settings.user_agent):
+            raise RobotsDisallowed(f"robots.txt of {host.name} disallows {url}")
+
+    async def _read_robots(self, host: Host, url: str) -> None:
+        try:
+            response = await self.get(url, check_robots=False)
+        except HttpError as error:
+            if not error.transient:  # a 4xx: no robots.txt, no rules
+                return
+            host.robots_error = Unreachable(f"robots.txt of {host.name} answered HTTP {error.status}; "
+                                            "not fetching from a host whose rules are unknown")
+            return
+        except (Unreachable, HostBlocked) as error:
+            host.robots_error = error
+            return
+        host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
+        delay = host.robots.crawl_delay(self.settings.user_agent)
+        if delay:
+            host.slow_down(float(delay))
+
+    async def get(self, url: str, check_robots: bool = True) -> Response:
+        """The response for ``url``, retried as configured; raises a ``FetchError`` subclass."""
+        if check_robots:
+            await self.check_robots(url)
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.settings.retries + 1), wait=self._wait,
+                                 retry=retry_if_exception(self._retryable), reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    if attempt.retry_state.attempt_number > 1:
+                        self.stats.retries += 1
+                    return await self._attempt(url)
+        except _RetryLater as error:
+            raise error.final from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retryable(self, error: BaseException) -> bool:
+        if not isinstance(error, _RetryLater):
+            return False
+        return error.retry_after is None or error.retry_after <= self.settings.max_retry_after
+
+    def _wait(self, state) -> float:
+        error = state.outcome.exception()
+        backoff = wait_exponential_jitter(initial=self.settings.backoff, max=self.settings.max_backoff,
+                                          jitter=self.settings.backoff)(state)
+        wait = error.retry_after if isinstance(error, _RetryLater) and error.retry_after is not None else backoff
+        self.on_event("retry", reason=str(error), wait=wait)
+        return wait
+
+    async def _attempt(self, url: str) -> Response:
+        host = self.host(url)
+        async with self.slots, host.slots:
+            await self._pace(host)
+            if host.blocked:
+                raise HostBlocked(f"{host.name} blocked this job earlier ({host.blocked})")
+            self.stats.requests += 1
+            started = time.perf_counter()
+            self.on_event("request", url=url)
+            try:
+                response = await self.client.get(url)
+            except _RETRYABLE_TRANSPORT as error:
+                self.stats.errors += 1
+                self._archive(url, None)
+                raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")) from None
+            finally:
+                self.stats.fetch_seconds += time.perf_counter() - started
+        record_id = self._archive(url, response)
+        self.on_event("response", url=url, status=response.status_code)
+        return self._judge(host, url, response, record_id)
+
+    async def _pace(self, host: Host) -> None:
+        wait = host.not_before - time.monotonic()
+        if wait > 0:
+            self.on_event("wait", host=host.name, seconds=wait)
+            await asyncio.sleep(wait)
+        if host.limiter is not None:
+            await host.limiter.acquire()
+            if self.settings.jitter:
+                await asyncio.sleep(random.uniform(0, self.settings.jitter * host.interval))
+
+    def _judge(self, host: Host, url: str, response: httpx.Response, record_id: str | None) -> Response:
+        status, body = response.status_code, response.content
+        location = str(response.url.join(response.headers["location"])) if response.has_redirect_location else None
+        reason = sites.block_reason(status, location or str(response.url), body)
+        if reason:
+            self.block(host.name, reason)
+            raise HostBlocked(f"{host.name}: {reason}")
+        if status == 429 or status >= 500:
+            self.stats.errors += 1
+            retry_after = retry_after_seconds(response.headers.get("retry-after"))
+            if retry_after is not None:
+                host.not_before = max(host.not_before, time.monotonic() + retry_after)
+            raise _RetryLater(HttpError(f"HTTP {status} from {url}", status), retry_after)
+        if status >= 400:
+            raise HttpError(f"HTTP {status} from {url}", status)
+        return Response(str(response.url), status, body, record_id, location)
+
+    def block(self, host: str, reason: str) -> None:
+        """Stop every further request to ``host``."""
+        state = self.hosts[host]
+        if not state.blocked:
+            state.blocked = reason
+            self.on_event("blocked", host=host, reason=reason)
+
+    def _archive(self, url: str, response: httpx.Response | None) -> str | None:
+        if self.archive is None:
+            return None
+        request_headers = list(self.client.headers.items())
+        if response is None:
+            return self.archive.exchange("GET", url, request_headers)
+        return self.archive.exchange(
+            "GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
+            list(response.headers.items()), response.content)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date), else None.
+
+    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon")
+    (7.0, None, None)
+    """
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

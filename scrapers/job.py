@@ -1,0 +1,206 @@
+"""The job model: a TOML job file (or the one-off command-line form) as typed, validated settings.
+
+>>> job = job_from_toml('contact = "mailto:me@example.org"\\noutput = "out.jsonl"\\n'
+...                    '[[targets]]\\nsite = "scholar"\\nid = "qc6CJjYAAAAJ"')
+>>> job.targets[0].key, job.fetch.robots
+('scholar:qc6CJjYAAAAJ', 'obey')
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from . import sites
+from .errors import JobError
+
+_CONTACT = re.compile(r"@|https?://")
+
+
+class _Spec(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class SiteSpec(_Spec):
+    base_url: str | None = None
+    rate: float | None = None  # requests per second for this site's host, overriding the job's
+
+
+class TargetSpec(_Spec):
+    site: str | None = None
+    id: str | None = None
+    url: str | None = None
+
+
+class JobSpec(_Spec):
+    """The job file as written; ``Job`` is what it means."""
+
+    name: str | None = None
+    contact: str | None = None
+    user_agent: str | None = None
+    output: str | None = None
+    store: str | None = None
+    warc: str | None = None
+    journal: str | None = None
+    concurrency: int = 4
+    per_host: int = 1
+    rate: float = 0.5
+    jitter: float = 0.5
+    timeout: float = 30.0
+    retries: int = 4
+    backoff: float = 2.0
+    max_backoff: float = 120.0
+    max_retry_after: float = 600.0
+    robots: Literal["obey", "ignore"] = "obey"
+    sites: dict[str, SiteSpec] = {}
+    targets: list[TargetSpec] = []
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing to fetch: a profile on a site, by id or by URL."""
+
+    site: str
+    id: str | None = None
+    url: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``site:id`` or ``site:url``: what the journal and the summary call this target."""
+        return f"{self.site}:{self.id if self.id is not None else self.url}"
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """How to fetch: politeness, patience and identity."""
+
+    user_agent: str
+    concurrency: int = 4
+    per_host: int = 1
+    rate: float = 0.5  # requests per second per host; 0 means no limit
+    site_rates: dict[str, float] = field(default_factory=dict)
+    jitter: float = 0.5
+    timeout: float = 30.0
+    retries: int = 4
+    backoff: float = 2.0
+    max_backoff: float = 120.0
+    max_retry_after: float = 600.0
+    robots: str = "obey"
+
+
+@dataclass(frozen=True)
+class Job:
+    """A validated job: its targets, where results go, and how to fetch."""
+
+    name: str
+    targets: tuple[Target, ...]
+    fetch: FetchSettings
+    base_urls: dict[str, str]
+    output: Path | None = None
+    store: Path | None = None
+    warc: Path | None = None
+    journal: Path | None = None
+
+    def base_url(self, site: str) -> str:
+        return self.base_urls.get(site) or sites.SITES[site].base_url
+
+
+def load_job(path: str | Path) -> Job:
+    """The job in the TOML file at ``path``; raises ``JobError`` with one clear line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise JobError(f"{path}: cannot read the job file ({getattr(error, 'strerror', None) or error})") from None
+    try:
+        return job_from_toml(text, root=path.parent, default_name=path.stem)
+    except JobError as error:
+        raise JobError(f"{path}: {error.message}") from None
+
+
+def job_from_toml(text: str, root: Path = Path("."), default_name: str = "job") -> Job:
+    """The job described by TOML ``text``; relative paths are taken from ``root``."""
+    try:
+        spec = msgspec.convert(tomllib.loads(text), JobSpec)
+    except tomllib.TOMLDecodeError as error:
+        raise JobError(f"not valid TOML: {error}") from None
+    except msgspec.ValidationError as error:
+        raise JobError(f"bad job file: {error}") from None
+    return job_from_spec(spec, root, default_name)
+
+
+def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "job") -> Job:
+    """Validate ``spec`` and resolve it into a ``Job``."""
+    name = spec.name or default_name
+    _check_limits(spec)
+    unknown = sorted(set(spec.sites) - set(sites.SITES))
+    if unknown:
+        raise JobError(f"unknown site {unknown[0]!r} in [sites] (known: {', '.join(sites.SITES)})")
+    targets = tuple(_target(t, i) for i, t in enumerate(spec.targets))
+    if not targets:
+        raise JobError("the job has no [[targets]]")
+    if not (spec.output or spec.store):
+        raise JobError("the job writes nowhere: set output (a JSON Lines file) and/or store (an SQLite file)")
+    fetch = FetchSettings(
+        user_agent=user_agent(spec, name), concurrency=spec.concurrency, per_host=spec.per_host, rate=spec.rate,
+        site_rates={s: v.rate for s, v in spec.sites.items() if v.rate is not None}, jitter=spec.jitter,
+        timeout=spec.timeout, retries=spec.retries, backoff=spec.backoff, max_backoff=spec.max_backoff,
+        max_retry_after=spec.max_retry_after, robots=spec.robots,
+    )
+    base_urls = {s: v.base_url.rstrip("/") for s, v in spec.sites.items() if v.base_url}
+    for site, url in base_urls.items():
+        if not re.match(r"https?://[^/]+", url):
+            raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
+    return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
+               output=_path(root, spec.output), store=_path(root, spec.store), warc=_path(root, spec.warc),
+               journal=_path(root, spec.journal) or (root / f"{name}.journal" if spec.output or spec.store else None))
+
+
+def user_agent(spec: JobSpec, name: str) -> str:
+    """The User-Agent: the job's own, or one built from its name and contact; either must name a contact."""
+    from pubharvest import __version__
+
+    if spec.user_agent:
+        if not _CONTACT.search(spec.user_agent):
+            raise JobError("user_agent must include a contact (an e-mail address or an http(s) URL)")
+        return spec.user_agent
+    if not spec.contact or not _CONTACT.search(spec.contact):
+        raise JobError("set contact (an e-mail address or URL the site can reach you at): "
+                       "it goes into the User-Agent, so that a site can tell who runs the job")
+    return f"pubharvest/{__version__} (job {name}; +{spec.contact})"
+
+
+def _check_limits(spec: JobSpec) -> None:
+    if spec.concurrency < 1 or spec.per_host < 1:
+        raise JobError("concurrency and per_host must be at least 1")
+    if spec.rate < 0 or spec.jitter < 0 or spec.timeout <= 0 or spec.retries < 0 or spec.backoff < 0:
+        raise JobError("rate, jitter, retries and backoff must not be negative, and timeout must be positive")
+
+
+def _target(spec: TargetSpec, index: int) -> Target:
+    where = f"targets[{index}]"
+    if spec.url:
+        site = spec.site or sites.site_of_url(spec.url)
+        if site is None:
+            raise JobError(f"{where}: no known site serves {spec.url!r}; add site = \"scholar\", \"msr\" or \"elamur\"")
+        if site not in sites.SITES:
+            raise JobError(f"{where}: unknown site {site!r} (known: {', '.join(sites.SITES)})")
+        return Target(site=site, url=spec.url)
+    if not spec.site or not spec.id:
+        raise JobError(f"{where}: give site and id, or url")
+    if spec.site not in sites.SITES:
+        raise JobError(f"{where}: unknown site {spec.site!r} (known: {', '.join(sites.SITES)})")
+    try:
+        sites.SITES[spec.site].check_id(spec.id)
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    return Target(site=spec.site, id=spec.id)
+
+
+def _path(root: Path, value: str | None) -> Path | None:
+    return None if not value else (root / Path(value).expanduser())

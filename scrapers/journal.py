@@ -1,0 +1,110 @@
+"""The journal of a job and its JSON Lines output: nothing lost, nothing doubled.
+
+The journal is a JSON Lines file beside the job. A run starts with ``{"run", "event": "start",
+"end"}``; each target that reaches an outcome adds ``{"run", "target", "outcome", "code",
+"end"}``, written (and fsynced) only after the target's record is in the output, where ``end``
+is the size of the output file once it holds that record. On opening, the output is cut back to
+the last ``end`` the journal knows: a record whose journal line never made it (a kill between
+the two writes) is removed and its target fetched again, so it is never there twice; a line
+cut short by a crash is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Outcomes that finish a target for its run; "pending" targets are fetched again by a rerun.
+FINISHED = frozenset({"done", "partial", "failed"})
+
+
+@dataclass
+class Ledger:
+    """The current run, the targets it has finished, and the output file records are appended to."""
+
+    journal: Path | None
+    output: Path | None
+    run: str = ""
+    finished: dict[str, str] = field(default_factory=dict)
+    resumed: bool = False
+    _end: int = 0
+
+    @classmethod
+    def open(cls, journal: Path | None, output: Path | None, targets: list[str], new_run: bool = False) -> Ledger:
+        """Resume the journal's last run when it left targets unfinished, else start a new run."""
+        ledger = cls(journal, output)
+        entries = _read_journal(journal)
+        last_run = entries[-1]["run"] if entries else None
+        finished = {e["target"]: e["outcome"] for e in entries
+                    if e.get("run") == last_run and e.get("outcome") in FINISHED}
+        ends = [e["end"] for e in entries if "end" in e]
+        ledger._end = ends[-1] if ends else _size(output)
+        ledger._cut_output()
+        if last_run and not new_run and not set(targets) <= set(finished):
+            ledger.run, ledger.finished, ledger.resumed = last_run, finished, True
+        else:
+            ledger.run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+            ledger._append({"run": ledger.run, "event": "start", "time": _now(), "end": ledger._end})
+        return ledger
+
+    def commit(self, target: str, outcome: str, code: str | None, record: bytes | None) -> None:
+        """Append ``record`` (one JSON line) to the output, then note the target's outcome in the journal."""
+        if record is not None and self.output is not None:
+            with open(self.output, "ab") as stream:
+                stream.write(record + b"\n")
+                stream.flush()
+                os.fsync(stream.fileno())
+                self._end = stream.tell()
+        self._append({"run": self.run, "target": target, "outcome": outcome, "code": code, "end": self._end})
+        if outcome in FINISHED:
+            self.finished[target] = outcome
+
+    def _cut_output(self) -> None:
+        if self.output is None:
+            return
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.output, "ab") as stream:
+            if stream.tell() > self._end:
+                stream.truncate(self._end)
+
+    def _append(self, entry: dict) -> None:
+        if self.journal is None:
+            return
+        self.journal.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.journal, "ab") as stream:
+            if stream.tell() and not _ends_with_newline(self.journal):
+                stream.write(b"\n")  # after a line cut short by a crash
+            stream.write(json.dumps(entry).encode() + b"\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+
+
+def _read_journal(path: Path | None) -> list[dict]:
+    if path is None or not path.exists():
+        return []
+    entries = []
+    for line in path.read_bytes().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if isinstance(entry, dict) and "run" in entry:
+            entries.append(entry)
+    return entries
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as stream:
+        stream.seek(-1, os.SEEK_END)
+        return stream.read(1) == b"\n"
+
+
+def _size(path: Path | None) -> int:
+    return path.stat().st_size if path is not None and path.exists() else 0
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,150 @@
+"""A local HTTP server that plays Scholar, MSR and Elamur from the project's fixture pages, with
+scripted faults: the test double of the real sites for scraper tests, cassettes and the benchmark.
+
+Scholar profiles are generated from ``fixtures/scholar/handwritten_ja_profile.html``: user ``U``
+has ``site.scholar[U]`` rows (default 4), served ``pagesize`` at a time from ``cstart``, with the
+"Show more" button enabled on every page but the last. MSR and Elamur serve their fixture page
+for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
+contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), ``reset`` (the
+connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_PROFILE = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
+_HEAD, _REST = _PROFILE.split('<tbody id="gsc_a_b">\n', 1)
+_ROWS, _TAIL = _REST.split("</tbody>", 1)
+_ROW = _ROWS.splitlines()[2]  # the plain row: no merge marks
+CAPTCHA = ("<!-- hand-written for pubharvest tests: the shape of Scholar's CAPTCHA page -->\n"
+           "<html><head><title>Google Scholar</title></head><body><div id=\"gs_captcha_ccl\">"
+           "<h1>Please show you're not a robot</h1><form id=\"gs_captcha_f\"><div class=\"g-recaptcha\"></div>"
+           "</form></div></body></html>")
+MSR_PAGE = (FIXTURES / "msr" / "010_people_publications.html").read_bytes()
+ELAMUR_PAGE = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
+
+
+def scholar_page(user: str, total: int, cstart: int, pagesize: int) -> str:
+    """A Scholar profile page of ``user`` holding rows ``cstart``.. of ``total``."""
+    end = min(total, cstart + pagesize)
+    rows = "\n".join(_ROW.replace("Method for segmenting text", f"Paper {i + 1} of {user}")
+                     .replace("9yKSN-GCB0IC", f"P{i:011d}") for i in range(cstart, end))
+    button = '<button type="button" id="gsc_bpf_more" disabled>' if end >= total else '<button type="button" id="gsc_bpf_more">'
+    tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace('<button type="button" id="gsc_bpf_more" disabled>', button)
+    page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
+    return page.replace("Yamada12AAAAJ", user)
+
+
+class FakeSite:
+    """The server, its request log and its fault queues; use as a context manager."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.scholar: dict[str, int] = {}
+        self.robots = "User-agent: *\nAllow: /\n"
+        self.faults: list[tuple[str, list[str]]] = []
+        self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> FakeSite:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def fault(self, match: str, *actions: str) -> None:
+        with self.lock:
+            self.faults.append((match, list(actions)))
+
+    def paths(self, containing: str = "") -> list[str]:
+        return [path for _, path, _ in self.log if containing in path]
+
+    def next_action(self, path: str) -> str:
+        with self.lock:
+            self.log.append((time.monotonic(), path, ""))
+            for match, actions in self.faults:
+                if match in path and actions:
+                    return actions.pop(0)
+        return "ok"
+
+    def page(self, path: str) -> tuple[int, str, bytes]:
+        """Status, content type and body of the normal answer to ``path``."""
+        parts = urlsplit(path)
+        if parts.path == "/robots.txt":
+            return 200, "text/plain", self.robots.encode()
+        if parts.path == "/citations":
+            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            user = query.get("user", "")
+            total = self.scholar.get(user, 4)
+            pagesize = max(20, min(100, int(query.get("pagesize", 20))))
+            body = scholar_page(user, total, int(query.get("cstart", 0)), pagesize)
+            return 200, "text/html; charset=utf-8", body.encode()
+        if re.fullmatch(r"/en-us/research/people/[^/]+/publications/", parts.path):
+            return 200, "text/html; charset=utf-8", MSR_PAGE
+        if re.fullmatch(r"/free/en/authors/[^/]+/", parts.path):
+            return 200, "text/markdown; charset=utf-8", ELAMUR_PAGE
+        return 404, "text/plain", b"not found"
+
+
+def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            action = site.next_action(self.path)
+            name, _, arg = action.partition(":")
+            if name == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+                return
+            if name in ("slow", "hang"):
+                time.sleep(float(arg or 3600))
+            if name == "captcha":
+                return self.answer(200, "text/html; charset=utf-8", CAPTCHA.encode())
+            if name.isdigit():
+                headers = {"Retry-After": arg} if arg else {}
+                return self.answer(int(name), "text/plain", f"HTTP {name}".encode(), headers)
+            self.answer(*site.page(self.path))
+
+        def answer(self, status: int, kind: str, body: bytes, headers: dict[str, str] | None = None) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+
+    return Handler
+
+
+if __name__ == "__main__":  # serve until killed: python tests/fakesite.py PORT [USER=ROWS ...]
+    with FakeSite(int(sys.argv[1])) as fake:
+        fake.scholar.update({k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])})
+        print(fake.url, flush=True)
+        threading.Event().wait()
