@@ -14,7 +14,8 @@ from pathlib import Path
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("json", "jsonl", "csv")
 # Suffixes read when walking a folder; a file named on the command line is always read.
-PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz"}
+PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +37,43 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write here (atomically: a temporary file, then a rename) instead of stdout")
     parse.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
     commands.add_parser("schema", help="print the JSON Schema of the records")
+    _add_scrape(commands)
+    _add_store(commands)
     return parser
+
+
+def _add_scrape(commands: argparse._SubParsersAction) -> None:
+    scrape = commands.add_parser(
+        "scrape", help="fetch profiles politely (a TOML job file, or one --site/--id)",
+        description="Run a job file, or one target with --site and --id (or --url). A rerun of a job "
+                    "resumes its unfinished run. Exit 0 when every target finished, 1 when some failed, "
+                    "2 for a bad job or usage, 3 when a site blocked the job, 4 when no host could be "
+                    "reached, 130 when interrupted.")
+    scrape.add_argument("job", nargs="?", metavar="JOB.toml")
+    scrape.add_argument("--site", help="one-off form: the site of the target (scholar, msr, elamur)")
+    scrape.add_argument("--id", dest="target_id", help="one-off form: the profile id on that site")
+    scrape.add_argument("--url", dest="target_url", help="one-off form: the profile URL")
+    scrape.add_argument("--contact", help="one-off form: an e-mail or URL for the User-Agent "
+                                          "(default: $PUBHARVEST_CONTACT)")
+    scrape.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")
+    scrape.add_argument("--robots", choices=("obey", "ignore"), help="one-off form: robots.txt policy (default: obey)")
+    scrape.add_argument("-o", "--output", metavar="FILE", help="JSON Lines output (one-off default: stdout)")
+    scrape.add_argument("--store", metavar="DB", help="also upsert records into this SQLite store")
+    scrape.add_argument("--warc", metavar="FILE", help="archive every request and response here")
+    scrape.add_argument("--new-run", action="store_true",
+                        help="start a new run even if the last one left targets unfinished")
+    scrape.add_argument("--verbose", "-v", action="store_true", help="log each request and response")
+
+
+def _add_store(commands: argparse._SubParsersAction) -> None:
+    store = commands.add_parser("store", help="the SQLite store of scraped records")
+    actions = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    export = actions.add_parser("export", help="write the stored profiles (or --citations history) as JSON Lines")
+    export.add_argument("--store", metavar="DB", default="pubharvest.sqlite",
+                        help="the SQLite file (default: pubharvest.sqlite)")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
+    export.add_argument("--citations", action="store_true",
+                        help="one line per publication per run: how citations grew")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,6 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "schema":
             return _schema()
+        if args.command == "scrape":
+            from .scrape import scrape
+
+            return scrape(args)
+        if args.command == "store":
+            from .scrape import export_store
+
+            return export_store(args)
         return _parse(args)
     except KeyboardInterrupt:
         print("pubharvest: interrupted; nothing was written", file=sys.stderr)
@@ -73,6 +118,9 @@ def _parse(args: argparse.Namespace) -> int:
     failures = 0
     with open_output(args.format, args.output) as out:
         for name, read in iter_inputs(args.paths):
+            if name.lower().endswith(ARCHIVE_SUFFIXES):
+                failures += _parse_archive(name, out)
+                continue
             try:
                 result = parse(read(), url=args.url)
             except ParseError as error:
@@ -85,6 +133,25 @@ def _parse(args: argparse.Namespace) -> int:
                 continue
             out.write(result)
     return EXIT_FAILED if failures else EXIT_OK
+
+
+def _parse_archive(name: str, out) -> int:
+    """Write the records of a WARC archive (as the job that wrote it gave them); returns the failures."""
+    from parsers import ParseError
+    from scrapers.archive import archive_results
+
+    failures = 0
+    try:
+        for where, result in archive_results(name):
+            if isinstance(result, ParseError):
+                failures += 1
+                print(f"{where}: {result.code}: {result.message}", file=sys.stderr)
+            else:
+                out.write(result)
+    except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback
+        print(f"{name}: unreadable: not a readable WARC archive ({type(error).__name__}: {error})", file=sys.stderr)
+        failures += 1
+    return failures
 
 
 def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, callable]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import httpx
 from aiolimiter import AsyncLimiter
 from protego import Protego
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from . import sites
 from .archive import ArchiveWriter
@@ -163,8 +163,9 @@ class Fetcher:
 
     def _wait(self, state) -> float:
         error = state.outcome.exception()
-        backoff = wait_exponential_jitter(initial=self.settings.backoff, max=self.settings.max_backoff,
-                                          jitter=self.settings.backoff)(state)
+        settings = self.settings
+        exponential = settings.backoff * 2 ** (state.attempt_number - 1) + random.uniform(0, settings.backoff)
+        backoff = min(settings.max_backoff, exponential)
         wait = error.retry_after if isinstance(error, _RetryLater) and error.retry_after is not None else backoff
         self.on_event("retry", reason=str(error), wait=wait)
         return wait

@@ -131,6 +131,8 @@ def job_from_toml(text: str, root: Path = Path("."), default_name: str = "job") 
         raise JobError(f"not valid TOML: {error}") from None
     except msgspec.ValidationError as error:
         raise JobError(f"bad job file: {error}") from None
+    if not (spec.output or spec.store):
+        raise JobError("the job writes nowhere: set output (a JSON Lines file) and/or store (an SQLite file)")
     return job_from_spec(spec, root, default_name)
 
 
@@ -144,8 +146,6 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
     targets = tuple(_target(t, i) for i, t in enumerate(spec.targets))
     if not targets:
         raise JobError("the job has no [[targets]]")
-    if not (spec.output or spec.store):
-        raise JobError("the job writes nowhere: set output (a JSON Lines file) and/or store (an SQLite file)")
     fetch = FetchSettings(
         user_agent=user_agent(spec, name), concurrency=spec.concurrency, per_host=spec.per_host, rate=spec.rate,
         site_rates={s: v.rate for s, v in spec.sites.items() if v.rate is not None}, jitter=spec.jitter,
@@ -158,7 +158,7 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
             raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
     return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
                output=_path(root, spec.output), store=_path(root, spec.store), warc=_path(root, spec.warc),
-               journal=_path(root, spec.journal) or (root / f"{name}.journal" if spec.output or spec.store else None))
+               journal=_path(root, spec.journal) or root / f"{name}.journal")
 
 
 def user_agent(spec: JobSpec, name: str) -> str:

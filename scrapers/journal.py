@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ class Ledger:
         if last_run and not new_run and not set(targets) <= set(finished):
             ledger.run, ledger.finished, ledger.resumed = last_run, finished, True
         else:
-            ledger.run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+            ledger.run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
             ledger._append({"run": ledger.run, "event": "start", "time": _now(), "end": ledger._end})
         return ledger
 

@@ -34,11 +34,12 @@ MSR_PAGE = (FIXTURES / "msr" / "010_people_publications.html").read_bytes()
 ELAMUR_PAGE = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
 
 
-def scholar_page(user: str, total: int, cstart: int, pagesize: int) -> str:
+def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int = 0) -> str:
     """A Scholar profile page of ``user`` holding rows ``cstart``.. of ``total``."""
     end = min(total, cstart + pagesize)
     rows = "\n".join(_ROW.replace("Method for segmenting text", f"Paper {i + 1} of {user}")
-                     .replace("9yKSN-GCB0IC", f"P{i:011d}") for i in range(cstart, end))
+                     .replace("9yKSN-GCB0IC", f"P{i:011d}")
+                     .replace('gs_ibl"></a>', f'gs_ibl">{cites + i}</a>') for i in range(cstart, end))
     button = '<button type="button" id="gsc_bpf_more" disabled>' if end >= total else '<button type="button" id="gsc_bpf_more">'
     tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace('<button type="button" id="gsc_bpf_more" disabled>', button)
     page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
@@ -50,6 +51,7 @@ class FakeSite:
 
     def __init__(self, port: int = 0) -> None:
         self.scholar: dict[str, int] = {}
+        self.cites = 0  # row i of every Scholar profile is cited cites + i times
         self.robots = "User-agent: *\nAllow: /\n"
         self.faults: list[tuple[str, list[str]]] = []
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
@@ -95,7 +97,7 @@ class FakeSite:
             user = query.get("user", "")
             total = self.scholar.get(user, 4)
             pagesize = max(20, min(100, int(query.get("pagesize", 20))))
-            body = scholar_page(user, total, int(query.get("cstart", 0)), pagesize)
+            body = scholar_page(user, total, int(query.get("cstart", 0)), pagesize, self.cites)
             return 200, "text/html; charset=utf-8", body.encode()
         if re.fullmatch(r"/en-us/research/people/[^/]+/publications/", parts.path):
             return 200, "text/html; charset=utf-8", MSR_PAGE

@@ -1,0 +1,122 @@
+"""The ``scrape`` and ``store export`` commands: arguments in, a job run, one clear account out."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from .cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+
+def scrape(args: argparse.Namespace) -> int:
+    """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
+    from scrapers import JobError, run_job
+
+    from .progress import Progress
+
+    try:
+        job = job_of(args)
+    except JobError as error:
+        print(f"pubharvest scrape: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+    store = _open_store(job.store) if job.store else None
+    sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
+    if job.output is None and store is None:
+        sinks.append(_stdout_sink)
+    try:
+        with Progress(verbose=args.verbose) as progress:
+            summary = asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+    except OSError as error:
+        print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        if store is not None:
+            store.close()
+    for line in account(summary, _rerun_command(args)):
+        print(line, file=sys.stderr)
+    return summary.exit_code
+
+
+def job_of(args: argparse.Namespace):
+    """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
+    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job
+
+    overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
+    if args.job:
+        if args.site or args.target_id or args.target_url:
+            from scrapers import JobError
+
+            raise JobError("give a job file or --site/--id (or --url), not both")
+        return dataclasses.replace(load_job(args.job), **overrides)
+    if not (args.target_url or (args.site and args.target_id)):
+        from scrapers import JobError
+
+        raise JobError("give a job file, or --site SITE --id ID, or --url URL")
+    site = args.site or ""
+    spec = JobSpec(name="one-off", contact=args.contact or os.environ.get("PUBHARVEST_CONTACT"),
+                   robots=args.robots or "obey",
+                   sites={site: SiteSpec(base_url=args.base_url)} if args.base_url and site else {},
+                   targets=[TargetSpec(site=args.site, id=args.target_id, url=args.target_url)])
+    job = job_from_spec(spec)
+    return dataclasses.replace(job, journal=None, output=None, store=None, **overrides)
+
+
+def account(summary, rerun: str) -> list[str]:
+    """The lines that end a job: each target without a record, each block and how to resume, the summary."""
+    lines = [f"{o.target}: {o.code}: {o.message}" for o in summary.outcomes.values() if o.status in ("failed", "pending")]
+    lines += [f"{o.target}: partial: {o.message}" for o in summary.outcomes.values() if o.status == "partial" and o.message]
+    pending = sum(o.status == "pending" for o in summary.outcomes.values())
+    for host, reason in summary.blocked.items():
+        lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "
+                     f"pending. Wait (hours, not minutes), then run `{rerun}` again: finished targets are skipped.")
+    if summary.exit_code == 4:
+        lines.append("no host could be reached: check each site's base_url and the network, then run "
+                     f"`{rerun}` again")
+    elif pending and not summary.blocked:
+        lines.append(f"{pending} target(s) pending: run `{rerun}` again to fetch them; finished targets are skipped.")
+    lines.append(summary.line())
+    return lines
+
+
+def export_store(args: argparse.Namespace) -> int:
+    """Write the store's profiles (or its citation history) as JSON Lines."""
+    import json
+
+    from .output import open_output
+
+    if not Path(args.store).is_file():
+        print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
+        return EXIT_USAGE
+    store = _open_store(Path(args.store))
+    try:
+        with open_output("jsonl", args.output) as out:
+            if args.citations:
+                for row in store.citation_history():
+                    out.stream.write(json.dumps(row) + "\n")
+            else:
+                for result in store.profiles():
+                    out.write(result)
+    finally:
+        store.close()
+    return EXIT_OK
+
+
+def _open_store(path: Path):
+    from .store import Store
+
+    return Store(path)
+
+
+def _stdout_sink(run: str, target, record) -> None:
+    from parsers.records import to_json
+
+    sys.stdout.write(to_json(record).decode() + "\n")
+    sys.stdout.flush()
+
+
+def _rerun_command(args: argparse.Namespace) -> str:
+    return f"pubharvest scrape {args.job}" if args.job else "the same command"

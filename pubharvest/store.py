@@ -1,0 +1,132 @@
+"""The store: profiles, publications, and a citation snapshot per publication per run, in SQLite.
+
+Rows are upserted by ``(site, id)``, so a weekly job keeps one row per profile and publication
+while ``citation_snapshots`` grows by one row per publication per run: how citations grew.
+The SQL is kept portable (``INSERT ... ON CONFLICT ... DO UPDATE``, no SQLite-only types) so that
+a PostgreSQL backend needs only another connection and ``%s`` placeholders.
+
+>>> store = Store(":memory:")
+>>> from parsers.records import PageResult, Profile, Publication, PublicationIds
+>>> page = PageResult(site="scholar", page="profile", profile=Profile(name="A"), publications=[
+...     Publication(title="T", citations=3, ids=PublicationIds(scholar="U:P"))])
+>>> store.save("run1", "U", page)
+>>> [r.publications[0].citations for r in store.profiles()], store.citation_history()[0]["citations"]
+([3], 3)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from parsers.records import PageResult, Publication, from_json, to_json
+
+DEFAULT_STORE = "pubharvest.sqlite"
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS profiles (
+        site TEXT NOT NULL, profile_id TEXT NOT NULL, name TEXT, url TEXT, record TEXT NOT NULL,
+        first_run TEXT NOT NULL, last_run TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (site, profile_id))""",
+    """CREATE TABLE IF NOT EXISTS publications (
+        site TEXT NOT NULL, publication_id TEXT NOT NULL, title TEXT, year INTEGER, citations INTEGER,
+        record TEXT NOT NULL, last_run TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (site, publication_id))""",
+    """CREATE TABLE IF NOT EXISTS profile_publications (
+        site TEXT NOT NULL, profile_id TEXT NOT NULL, publication_id TEXT NOT NULL, position INTEGER NOT NULL,
+        PRIMARY KEY (site, profile_id, publication_id))""",
+    """CREATE TABLE IF NOT EXISTS citation_snapshots (
+        run_id TEXT NOT NULL, site TEXT NOT NULL, publication_id TEXT NOT NULL, citations INTEGER,
+        taken_at TEXT NOT NULL, PRIMARY KEY (run_id, site, publication_id))""",
+)
+
+_UPSERT_PROFILE = """INSERT INTO profiles (site, profile_id, name, url, record, first_run, last_run, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (site, profile_id) DO UPDATE SET name = excluded.name, url = excluded.url,
+        record = excluded.record, last_run = excluded.last_run, updated_at = excluded.updated_at"""
+_UPSERT_PUBLICATION = """INSERT INTO publications (site, publication_id, title, year, citations, record, last_run, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (site, publication_id) DO UPDATE SET title = excluded.title, year = excluded.year,
+        citations = excluded.citations, record = excluded.record, last_run = excluded.last_run,
+        updated_at = excluded.updated_at"""
+_UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_id, citations, taken_at)
+    VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
+        taken_at = excluded.taken_at"""
+
+
+class Store:
+    """An SQLite store; ``save`` is one transaction per profile, so a crash leaves none half-saved."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.connection = sqlite3.connect(str(path))
+        with self.connection:
+            for statement in SCHEMA:
+                self.connection.execute(statement)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def save(self, run: str, fallback_id: str, result: PageResult) -> None:
+        """Upsert a profile's record and its publications, and snapshot their citations for ``run``."""
+        now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        site, profile_id = result.site, profile_key(result, fallback_id)
+        profile = msgspec.structs.replace(result, publications=[])
+        name = result.profile.name if result.profile else None
+        with self.connection as db:
+            db.execute(_UPSERT_PROFILE, (site, profile_id, name, result.url, to_json(profile).decode(), run, run, now))
+            db.execute("DELETE FROM profile_publications WHERE site = ? AND profile_id = ?", (site, profile_id))
+            for position, pub in enumerate(result.publications):
+                pub_id = publication_key(site, pub)
+                db.execute(_UPSERT_PUBLICATION, (site, pub_id, pub.title, pub.year, pub.citations,
+                                                 to_json(pub).decode(), run, now))
+                db.execute("INSERT INTO profile_publications (site, profile_id, publication_id, position) "
+                           "VALUES (?, ?, ?, ?) ON CONFLICT (site, profile_id, publication_id) DO NOTHING",
+                           (site, profile_id, pub_id, position))
+                db.execute(_UPSERT_SNAPSHOT, (run, site, pub_id, pub.citations, now))
+
+    def profiles(self) -> Iterator[PageResult]:
+        """Every stored profile as a ``PageResult``, with its publications in page order."""
+        rows = self.connection.execute("SELECT site, profile_id, record FROM profiles ORDER BY site, profile_id")
+        for site, profile_id, record in rows.fetchall():
+            pubs = self.connection.execute(
+                "SELECT p.record FROM profile_publications l JOIN publications p "
+                "ON p.site = l.site AND p.publication_id = l.publication_id "
+                "WHERE l.site = ? AND l.profile_id = ? ORDER BY l.position", (site, profile_id))
+            result = from_json(record)
+            result.publications = [msgspec.json.decode(r, type=Publication) for (r,) in pubs.fetchall()]
+            yield result
+
+    def citation_history(self) -> list[dict[str, Any]]:
+        """One row per publication per run: ``{site, publication_id, run_id, taken_at, citations}``."""
+        rows = self.connection.execute(
+            "SELECT site, publication_id, run_id, taken_at, citations FROM citation_snapshots "
+            "ORDER BY site, publication_id, taken_at, run_id")
+        keys = ("site", "publication_id", "run_id", "taken_at", "citations")
+        return [dict(zip(keys, row)) for row in rows.fetchall()]
+
+
+def profile_key(result: PageResult, fallback: str) -> str:
+    """The profile's id on its site, else ``fallback`` (the job's target id or URL)."""
+    ids = result.profile.ids if result.profile else None
+    return (getattr(ids, result.site, None) if ids else None) or fallback
+
+
+def publication_key(site: str, pub: Publication) -> str:
+    """A publication's id on ``site``: the site's own, else a DOI/arXiv/URL, else a hash of title and year."""
+    ids = pub.ids
+    own = getattr(ids, site, None)
+    if own:
+        return own
+    for prefix, value in (("doi:", ids.doi), ("arxiv:", ids.arxiv), ("url:", pub.url)):
+        if value:
+            return prefix + value
+    return "title:" + hashlib.sha256(f"{pub.title}|{pub.year}".encode()).hexdigest()[:16]
