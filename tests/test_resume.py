@@ -1,0 +1,81 @@
+"""A job killed midway (SIGKILL) or stopped with Ctrl-C (SIGINT) leaves no partial record, and a
+rerun skips the finished targets and completes the rest, each record once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pubharvest.cli import main
+
+from fakesite import FakeSite
+from scrapejobs import profile_key, records, write_job
+
+USERS = [f"User{i:04d}xAAAAJ" for i in range(6)]
+
+
+def start_job(job: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pubharvest.cli", "scrape", str(job)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def hanging_job(tmp_path: Path):
+    """A six-target job whose fourth target's page never comes; yields (site, job, process)."""
+    with FakeSite() as site:
+        site.fault(f"user={USERS[3]}", "hang")
+        job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url}, timeout=60)
+        process = start_job(job)
+        try:
+            wait_for(lambda: site.paths(f"user={USERS[3]}"))
+            yield site, job, process
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+
+def test_killed_job_leaves_whole_records_and_the_rerun_completes(hanging_job, tmp_path: Path, capsys) -> None:
+    site, job, process = hanging_job
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    output, archive = tmp_path / "out.jsonl", tmp_path / "out.warc.gz"
+    assert [profile_key(r) for r in records(output)] == [f"scholar:{u}" for u in USERS[:3]]
+    # What a kill during a write would leave: a torn record line and a torn archive record.
+    with open(output, "ab") as stream:
+        stream.write(b'{"site":"scholar","page":"prof')
+    with open(archive, "ab") as stream:
+        stream.write(b"\x1f\x8b\x08\x00torn")
+    code = main(["scrape", str(job)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "6 done" not in err and "3 done" in err and "3 already finished" in err
+    assert [profile_key(r) for r in records(output)] == [f"scholar:{u}" for u in USERS]
+    assert all(len(site.paths(f"user={u}")) == 1 for u in USERS[:3])
+    assert main(["parse", "-f", "jsonl", str(archive)]) == 0
+    assert capsys.readouterr().out == output.read_text(encoding="utf-8")
+
+
+def test_ctrl_c_stops_cleanly_with_a_summary(hanging_job, tmp_path: Path, capsys) -> None:
+    site, job, process = hanging_job
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted" in err and "3 done" in err and "3 pending" in err
+    assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == [f"scholar:{u}" for u in USERS[:3]]
+    assert main(["scrape", str(job)]) == 0
+    assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == [f"scholar:{u}" for u in USERS]
