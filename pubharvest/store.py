@@ -67,7 +67,8 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.connection = sqlite3.connect(str(path))
+        # A job saves from its writer thread, one save at a time.
+        self.connection = sqlite3.connect(str(path), check_same_thread=False)
         with self.connection:
             for statement in SCHEMA:
                 self.connection.execute(statement)

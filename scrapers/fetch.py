@@ -19,6 +19,7 @@ import email.utils
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 import httpx
@@ -89,8 +90,9 @@ class Fetcher:
     """GETs pages for a job; one instance per job, used from one event loop."""
 
     def __init__(self, settings: FetchSettings, client: httpx.AsyncClient, archive: ArchiveWriter | None = None,
-                 on_event: Event | None = None, site_hosts: dict[str, str] | None = None) -> None:
-        self.settings, self.client, self.archive = settings, client, archive
+                 on_event: Event | None = None, site_hosts: dict[str, str] | None = None,
+                 writer: Executor | None = None) -> None:
+        self.settings, self.client, self.archive, self.writer = settings, client, archive, writer
         self.on_event = on_event or (lambda *a, **k: None)
         self.site_hosts = site_hosts or {}  # host -> site, for per-site rates
         self.hosts: dict[str, Host] = {}
@@ -226,14 +228,21 @@ class Fetcher:
             self.on_event("blocked", host=host, reason=reason)
 
     def _archive(self, url: str, response: httpx.Response | None) -> str | None:
+        """Queue the exchange for the archive (on the writer thread when there is one); the response's record id."""
         if self.archive is None:
             return None
-        request_headers = list(self.client.headers.items())
         if response is None:
-            return self.archive.exchange("GET", url, request_headers)
-        return self.archive.exchange(
-            "GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
-            list(response.headers.items()), response.content)
+            args = ("GET", url, list(self.client.headers.items()))
+            record_id = None
+        else:
+            record_id = self.archive.make_id()
+            args = ("GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
+                    list(response.headers.items()), response.content, record_id)
+        if self.writer is None:
+            self.archive.exchange(*args)
+        else:
+            self.writer.submit(self.archive.exchange, *args)
+        return record_id
 
 
 def retry_after_seconds(value: str | None) -> float | None:

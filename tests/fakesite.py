@@ -109,6 +109,7 @@ class FakeSite:
 def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall
 
         def log_message(self, *args) -> None:
             pass
