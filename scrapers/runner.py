@@ -172,6 +172,7 @@ class Runner:
             pages.append(self.parse(response))
             responses.append(response)
             self.summary.pages += 1
+            self.on_event("page", url=response.url)
             url = site.next_url(response.url, len(pages[-1].publications), sites.is_partial(pages[-1]))
         return pages, responses, None
 

@@ -188,3 +188,38 @@ def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["profile"]["name"] == "Olatunji Ruwase"
+
+
+def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys) -> None:
+    with FakeSite() as scholar, FakeSite() as other:
+        other.robots = "User-agent: *\nCrawl-delay: 0.4\n"
+        targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
+        targets += [{"site": "msr", "id": name} for name in ("adaexample", "bobexample", "carlaexample")]
+        job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other)),
+                        rate=5, jitter=0.5, concurrency=2)
+        assert scrape(capsys, job)[0] == 0
+    scholar_times = [t for t, _, _ in scholar.log]
+    other_times = [t for t, path, _ in other.log if "/people/" in path]
+    assert min(b - a for a, b in zip(scholar_times, scholar_times[1:])) >= 0.18  # 5 per second, less timer slack
+    assert min(b - a for a, b in zip(other_times, other_times[1:])) >= 0.38  # robots.txt's Crawl-delay wins
+    assert other_times[0] < scholar_times[-1]  # the two hosts were fetched side by side
+
+
+def test_redirects_are_followed_hop_by_hop_but_not_to_a_sign_in_page(site, tmp_path: Path, capsys) -> None:
+    site.fault("/authors/old-slug/", "redirect:/free/en/authors/olatunji-ruwase/")
+    site.fault(f"user={SCHOLAR_A}", "redirect:https://accounts.google.com/v3/signin/identifier?service=citations")
+    targets = [{"site": "elamur", "id": "old-slug"}, {"site": "scholar", "id": SCHOLAR_A}]
+    job = write_job(tmp_path, targets, bases(("scholar", site), ("elamur", site)))
+    code, err = scrape(capsys, job)
+    assert code == 1
+    assert f"scholar:{SCHOLAR_A}: not_found_or_private: Google redirected to its sign-in page" in err
+    assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == ["elamur:olatunji-ruwase"]
+
+
+def test_the_unusual_traffic_redirect_is_a_block(site, tmp_path: Path, capsys) -> None:
+    site.fault(f"user={SCHOLAR_A}", "redirect:/sorry/index?continue=x")
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
+                    bases(("scholar", site)))
+    code, err = scrape(capsys, job)
+    assert code == 3 and "unusual traffic" in err
+    assert not site.paths("/sorry/") and not site.paths(SCHOLAR_B)
