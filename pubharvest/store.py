@@ -26,8 +26,7 @@ from typing import Any
 import msgspec
 
 from parsers.records import PageResult, Publication, from_json, to_json
-
-DEFAULT_STORE = "pubharvest.sqlite"
+from scrapers.job import DEFAULT_STORE
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
