@@ -47,10 +47,13 @@ def job_of(args: argparse.Namespace):
 
     overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
     if args.job:
-        if args.site or args.target_id or args.target_url:
+        one_off = [flag for flag, value in (("--site", args.site), ("--id", args.target_id), ("--url", args.target_url),
+                                            ("--contact", args.contact), ("--base-url", args.base_url),
+                                            ("--robots", args.robots)) if value]
+        if one_off:
             from scrapers import JobError
 
-            raise JobError("give a job file or --site/--id (or --url), not both")
+            raise JobError(f"{one_off[0]} belongs to the one-off form; with a job file, set it in the file")
         return dataclasses.replace(load_job(args.job), **overrides)
     if not (args.target_url or (args.site and args.target_id)):
         from scrapers import JobError

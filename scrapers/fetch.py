@@ -154,6 +154,9 @@ class Fetcher:
                         self.stats.retries += 1
                     return await self._attempt(url)
         except _RetryLater as error:
+            if error.retry_after is not None and error.retry_after > self.settings.max_retry_after:
+                error.final.message += (f" (its Retry-After asks for {error.retry_after:.0f} s, more than "
+                                        f"max_retry_after = {self.settings.max_retry_after:.0f})")
             raise error.final from None
         raise AssertionError("unreachable")  # pragma: no cover
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import httpx
@@ -20,7 +20,7 @@ from parsers.records import PageResult, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, RobotsDisallowed
+from .errors import FetchError, HostBlocked
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
@@ -106,11 +106,13 @@ class Runner:
         tasks = [asyncio.create_task(self.target(t)) for t in todo]
         try:
             await asyncio.gather(*tasks)
-        except asyncio.CancelledError:
-            self.summary.interrupted = True
+        except BaseException as error:  # Ctrl-C cancels us; a failed write (disk full) fails a task
+            self.summary.interrupted = isinstance(error, asyncio.CancelledError)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if not self.summary.interrupted:
+                raise
         finally:
             self.writer.shutdown(wait=True)  # commits under way when interrupted still complete
             for t in todo:
@@ -165,7 +167,7 @@ class Runner:
         while url is not None:
             try:
                 response = await self.fetch(site, url)
-            except (RobotsDisallowed, FetchError) as error:
+            except FetchError as error:
                 if not pages or error.transient:
                     raise
                 return pages, responses, f"stopped after {len(pages)} page(s): {error.message}"
@@ -220,6 +222,4 @@ async def run_job(job: Job, sinks: Sequence[Sink] = (), on_event: Callable[..., 
     async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
                                  limits=limits, follow_redirects=False, transport=transport) as client:
         runner = Runner(job, ledger, client, sinks, on_event)
-        summary = await runner.run()
-    summary.skipped = len([t for t in job.targets if t.key in ledger.finished and t.key not in summary.outcomes])
-    return summary
+        return await runner.run()

@@ -223,3 +223,33 @@ def test_the_unusual_traffic_redirect_is_a_block(site, tmp_path: Path, capsys) -
     code, err = scrape(capsys, job)
     assert code == 3 and "unusual traffic" in err
     assert not site.paths("/sorry/") and not site.paths(SCHOLAR_B)
+
+
+def test_a_faulty_job_accounts_for_every_target_and_a_rerun_finishes_it(tmp_path: Path, capsys) -> None:
+    with FakeSite() as scholar, FakeSite() as other:
+        scholar.scholar[SCHOLAR_A] = 250
+        scholar.fault("cstart=100", "500", "reset")
+        scholar.fault(f"user={SCHOLAR_B}", "429:1")
+        scholar.fault(f"user={SCHOLAR_C}", "503", "503", "503", "503")  # more than the 3 retries
+        other.fault("/people/adaexample/", "reset", "slow:2")
+        other.fault("/authors/no-such-author/", "404")
+        targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
+        targets += [{"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"},
+                    {"site": "elamur", "id": "no-such-author"}]
+        job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other), ("elamur", other)),
+                        concurrency=3)
+        code, err = scrape(capsys, job)
+        assert code == 1
+        assert f"scholar:{SCHOLAR_C}: http_error: HTTP 503" in err
+        assert "elamur:no-such-author: http_error: HTTP 404" in err
+        assert "1 target(s) pending" in err and "4 done, 1 failed, 1 pending" in err
+        first = [profile_key(r) for r in records(tmp_path / "out.jsonl")]
+        assert sorted(first) == sorted([f"scholar:{SCHOLAR_A}", f"scholar:{SCHOLAR_B}", "msr:adaexample",
+                                        "elamur:olatunji-ruwase"])
+        code, err = scrape(capsys, job)
+        assert code == 0, err
+        assert "1 done, 5 already finished" in err
+        assert not other.paths("no-such-author")[1:], "a failed target is finished for its run"
+    got = records(tmp_path / "out.jsonl")
+    assert [profile_key(r) for r in got] == first + [f"scholar:{SCHOLAR_C}"]
+    assert len(got[first.index(f"scholar:{SCHOLAR_A}")]["publications"]) == 250
