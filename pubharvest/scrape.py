@@ -6,10 +6,11 @@ import argparse
 import asyncio
 import dataclasses
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from .cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 
 def scrape(args: argparse.Namespace) -> int:
@@ -23,16 +24,24 @@ def scrape(args: argparse.Namespace) -> int:
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
-    store = _open_store(job.store) if job.store else None
-    sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
-    if job.output is None and store is None:
-        sinks.append(_stdout_sink)
+    store = None
     try:
+        store = _open_store(job.store) if job.store else None
+        sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
+        if job.output is None and store is None:
+            sinks.append(_stdout_sink)
         with Progress(verbose=args.verbose) as progress:
             summary = asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return EXIT_FAILED
+    except sqlite3.Error as error:
+        print(f"pubharvest scrape: {job.store}: the store cannot be used: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:  # a second Ctrl-C: stop at once; what was committed stays committed
+        print("pubharvest scrape: interrupted again: stopped at once; finished targets are kept, "
+              f"run `{_rerun_command(args)}` again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         if store is not None:
             store.close()
@@ -94,7 +103,11 @@ def export_store(args: argparse.Namespace) -> int:
     if not Path(args.store).is_file():
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
         return EXIT_USAGE
-    store = _open_store(Path(args.store))
+    try:
+        store = _open_store(Path(args.store))
+    except sqlite3.Error as error:
+        print(f"pubharvest store: {args.store}: not a pubharvest store ({error})", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with open_output("jsonl", args.output) as out:
             if args.citations:

@@ -253,3 +253,18 @@ def test_a_faulty_job_accounts_for_every_target_and_a_rerun_finishes_it(tmp_path
     got = records(tmp_path / "out.jsonl")
     assert [profile_key(r) for r in got] == first + [f"scholar:{SCHOLAR_C}"]
     assert len(got[first.index(f"scholar:{SCHOLAR_A}")]["publications"]) == 250
+
+
+def test_store_export_refuses_a_missing_or_foreign_file_in_one_line(tmp_path: Path, capsys) -> None:
+    foreign = tmp_path / "notes.sqlite"
+    foreign.write_text("not a database", encoding="utf-8")
+    for path in (foreign, tmp_path / "missing.sqlite"):
+        assert main(["store", "export", "--store", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_one_off_flags_are_refused_beside_a_job_file(tmp_path: Path, capsys) -> None:
+    job = write_job(tmp_path, [{"site": "elamur", "id": "olatunji-ruwase"}], {})
+    code, err = scrape(capsys, job, "--robots", "ignore")
+    assert code == 2 and "--robots belongs to the one-off form" in err
