@@ -9,8 +9,15 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from parsers.records import PageResult
+    from scrapers import Job, Summary, Target
+
+    from .store import Store
 
 
 def scrape(args: argparse.Namespace) -> int:
@@ -50,7 +57,7 @@ def scrape(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
-def job_of(args: argparse.Namespace):
+def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
     from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job
 
@@ -77,7 +84,7 @@ def job_of(args: argparse.Namespace):
     return dataclasses.replace(job, journal=None, output=None, store=None, **overrides)
 
 
-def account(summary, rerun: str) -> list[str]:
+def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
     lines = [f"{o.target}: {o.code}: {o.message}" for o in summary.outcomes.values() if o.status in ("failed", "pending")]
     lines += [f"{o.target}: partial: {o.message}" for o in summary.outcomes.values() if o.status == "partial" and o.message]
@@ -121,13 +128,13 @@ def export_store(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _open_store(path: Path):
+def _open_store(path: Path) -> Store:
     from .store import Store
 
     return Store(path)
 
 
-def _stdout_sink(run: str, target, record) -> None:
+def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
     from parsers.records import to_json
 
     sys.stdout.write(to_json(record).decode() + "\n")

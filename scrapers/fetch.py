@@ -52,7 +52,6 @@ class Response:
 class Stats:
     requests: int = 0
     retries: int = 0
-    errors: int = 0
     fetch_seconds: float = 0.0
 
 
@@ -192,7 +191,6 @@ class Fetcher:
         try:
             response = await self.client.get(url)
         except _RETRYABLE_TRANSPORT as error:
-            self.stats.errors += 1
             self._archive(url, None)
             raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")) from None
         finally:
@@ -221,7 +219,6 @@ class Fetcher:
             self.block(host.name, reason)
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
-            self.stats.errors += 1
             retry_after = retry_after_seconds(response.headers.get("retry-after"))
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)

@@ -4,9 +4,11 @@ complete and once, a clear account of the rest, and a rerun that finishes them."
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from warcio.archiveiterator import ArchiveIterator
 
 from pubharvest.cli import main
 
@@ -135,6 +137,10 @@ def test_the_archive_reparses_to_the_records_of_the_job(site, tmp_path: Path, ca
     site.fault(f"user={SCHOLAR_B}", "500")
     job = write_job(tmp_path, EVERY_SITE, bases(("scholar", site), ("msr", site), ("elamur", site)))
     assert scrape(capsys, job)[0] == 0
+    with open(tmp_path / "out.warc.gz", "rb") as stream:
+        kinds = Counter(record.rec_type for record in ArchiveIterator(stream))
+    assert kinds["request"] == kinds["response"] == len(site.log)  # every request, the 500 and robots.txt too
+    assert kinds["metadata"] == len(EVERY_SITE)
     code = main(["parse", "--format", "jsonl", str(tmp_path / "out.warc.gz")])
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
