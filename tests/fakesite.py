@@ -53,6 +53,7 @@ class FakeSite:
     def __init__(self, port: int = 0) -> None:
         self.scholar: dict[str, int] = {}
         self.cites = 0  # row i of every Scholar profile is cited cites + i times
+        self.captcha = CAPTCHA.encode()  # what the "captcha" action serves (a real page, in corpus tests)
         self.robots = "User-agent: *\nAllow: /\n"
         self.faults: list[tuple[str, list[str]]] = []
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
@@ -128,7 +129,7 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             if name == "redirect":
                 return self.answer(302, "text/plain", b"", {"Location": arg})
             if name == "captcha":
-                return self.answer(200, "text/html; charset=utf-8", CAPTCHA.encode())
+                return self.answer(200, "text/html; charset=utf-8", site.captcha)
             if name.isdigit():
                 headers = {"Retry-After": arg} if arg else {}
                 return self.answer(int(name), "text/plain", f"HTTP {name}".encode(), headers)

@@ -274,3 +274,16 @@ def test_one_off_flags_are_refused_beside_a_job_file(tmp_path: Path, capsys) -> 
     job = write_job(tmp_path, [{"site": "elamur", "id": "olatunji-ruwase"}], {})
     code, err = scrape(capsys, job, "--robots", "ignore")
     assert code == 2 and "--robots belongs to the one-off form" in err
+
+
+def test_the_real_captcha_page_mid_job_stops_the_host(site, tmp_path: Path, capsys, read_corpus) -> None:
+    site.captcha = read_corpus("scholar/captcha_gs_captcha_ccl_search_geomap_2020.html")
+    site.scholar[SCHOLAR_A] = 150
+    site.fault("cstart=100", "captcha")
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)],
+                    bases(("scholar", site)))
+    code, err = scrape(capsys, job)
+    assert code == 3 and "CAPTCHA" in err
+    assert site.log[-1][1].endswith("cstart=100")
+    assert f"scholar:{SCHOLAR_A}: blocked" in err
+    assert f"scholar:{SCHOLAR_A}" not in [profile_key(r) for r in records(tmp_path / "out.jsonl")]  # never half
