@@ -287,3 +287,9 @@ def test_the_real_captcha_page_mid_job_stops_the_host(site, tmp_path: Path, caps
     assert site.log[-1][1].endswith("cstart=100")
     assert f"scholar:{SCHOLAR_A}: blocked" in err
     assert f"scholar:{SCHOLAR_A}" not in [profile_key(r) for r in records(tmp_path / "out.jsonl")]  # never half
+
+
+def test_a_target_listed_twice_is_refused(tmp_path: Path, capsys) -> None:
+    job = write_job(tmp_path, [{"site": "elamur", "id": "x"}, {"site": "msr", "id": "y"}, {"site": "elamur", "id": "x"}], {})
+    code, err = scrape(capsys, job)
+    assert code == 2 and "targets[2] repeats targets[0] (elamur:x)" in err
