@@ -293,3 +293,12 @@ def test_a_target_listed_twice_is_refused(tmp_path: Path, capsys) -> None:
     job = write_job(tmp_path, [{"site": "elamur", "id": "x"}, {"site": "msr", "id": "y"}, {"site": "elamur", "id": "x"}], {})
     code, err = scrape(capsys, job)
     assert code == 2 and "targets[2] repeats targets[0] (elamur:x)" in err
+
+
+def test_a_retry_after_beyond_the_limit_leaves_the_host_for_later(site, tmp_path: Path, capsys) -> None:
+    site.fault(f"user={SCHOLAR_A}", "503:3600")
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
+                    bases(("scholar", site)), max_retry_after=60)
+    code, err = scrape(capsys, job)
+    assert code == 3 and "asking to wait 3600 s (Retry-After)" in err
+    assert not site.paths(SCHOLAR_B)
