@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     parse = commands.add_parser("parse", help="parse saved pages into records",
                                 description="Parse saved pages (files, folders read recursively, or - for "
-                                            "stdin; .gz read transparently). Exit 0 when every input "
+                                            "stdin; .gz read transparently; a .warc/.warc.gz archive gives "
+                                            "the records of the job that wrote it). Exit 0 when every input "
                                             "parsed, 1 when any failed, 2 for usage errors.")
     parse.add_argument("paths", nargs="+", metavar="PATH")
     parse.add_argument("--format", "-f", choices=FORMATS, default="json",

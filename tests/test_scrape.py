@@ -206,8 +206,8 @@ def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys)
         assert scrape(capsys, job)[0] == 0
     scholar_times = [t for t, _, _ in scholar.log]
     other_times = [t for t, path, _ in other.log if "/people/" in path]
-    assert min(b - a for a, b in zip(scholar_times, scholar_times[1:])) >= 0.18  # 5 per second, less timer slack
-    assert min(b - a for a, b in zip(other_times, other_times[1:])) >= 0.38  # robots.txt's Crawl-delay wins
+    assert min(b - a for a, b in zip(scholar_times, scholar_times[1:])) >= 0.15  # 5 per second, less slack for the server thread
+    assert min(b - a for a, b in zip(other_times, other_times[1:])) >= 0.33  # robots.txt's Crawl-delay wins
     assert other_times[0] < scholar_times[-1]  # the two hosts were fetched side by side
 
 
