@@ -531,15 +531,29 @@ def looks_like_author_list(title: str | None) -> bool:
     True
     >>> looks_like_author_list("Black pepper, its pungent principle, and health")
     False
+    >>> looks_like_author_list("Machine Learning, Data Science, and Neural Networks")
+    False
     """
     if not title or title.count(",") + title.count(" and ") < 2:
         return False
     parts = [re.sub(r"^and\s+", "", p.strip()) for p in re.split(r",|\band\b", title) if p.strip()]
     if len(parts) < 3:
         return False
-    names = [p for p in parts if 2 <= len(p.split()) <= 4 and all(
-        _NAME_WORD.match(w) and w[0].isupper() for w in p.split())]
-    return len(names) >= 0.8 * len(parts)
+    return sum(1 for part in parts if _looks_like_full_name(part)) >= 0.8 * len(parts)
+
+
+# Title-case topic lists ("Trust, Privacy, and Security Engineering") look like names too; words
+# with these endings are common in topics and rare in personal names.
+# (Not "-ing", "-ence" or "-ment": Ding, Florence and Clement are names.)
+_TOPIC_ENDINGS = ("tion", "sion", "ness", "ity", "ics", "ogy", "ism", "learning", "computing", "engineering",
+                  "processing", "mining", "management", "development", "works", "systems", "models", "data",
+                  "science", "sciences", "intelligence", "security", "privacy")
+
+
+def _looks_like_full_name(part: str) -> bool:
+    words = part.split()
+    return 2 <= len(words) <= 4 and all(
+        _NAME_WORD.match(w) and w[0].isupper() and not w.lower().endswith(_TOPIC_ENDINGS) for w in words)
 
 
 # --- row fragments and the "show more" payload -------------------------------------------
