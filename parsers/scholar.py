@@ -614,9 +614,14 @@ def _parse_saved_table(doc: Document) -> PageResult:
         row = _TABLE_ROW.match(line)
         if row:
             result.publications.append(_table_row_publication(row, result))
+            trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
-    result.profile = Profile(coauthors=[coauthor_from_glued_text(line) for line in trailing])
+    coauthors = [coauthor_from_glued_text(line) for line in trailing]
+    for line, coauthor in zip(trailing, coauthors):
+        if coauthor is None:
+            result.warn("ignored_line", f"a line after the table is not a co-author: {line[:80]!r}")
+    result.profile = Profile(coauthors=[c for c in coauthors if c is not None])
     return result
 
 
@@ -698,7 +703,13 @@ def _name_end(words: list[str], start: int) -> int | None:
 
 
 def _is_initials(word: str) -> bool:
-    return 1 <= len(word) <= 4 and word.isalpha() and word.isupper()
+    letters = word.replace("-", "")  # "J-P Dupont"
+    return 1 <= len(letters) <= 4 and letters.isalpha() and letters.isupper()
+
+
+def _looks_like_person(text: str) -> bool:
+    words = text.split()
+    return 2 <= len(words) <= 5 and all(w[0].isupper() for w in words)
 
 
 def _is_family_word(word: str) -> bool:
@@ -706,8 +717,9 @@ def _is_family_word(word: str) -> bool:
         word and word[0].isupper() and any(c.islower() for c in word) and _NAME_WORD.match(word))
 
 
-def coauthor_from_glued_text(line: str) -> Coauthor:
-    """A co-author from the sidebar text saved without separators.
+def coauthor_from_glued_text(line: str) -> Coauthor | None:
+    """A co-author from the sidebar text saved without separators; None for a line that is
+    neither run-together parts nor a bare name (a heading, a button label).
 
     >>> c = coauthor_from_glued_text("He YuxiongSnowflakeVerified email at snowflake.com")
     >>> c.name, c.affiliation, c.email_domain
@@ -717,5 +729,7 @@ def coauthor_from_glued_text(line: str) -> Coauthor:
     domain = _DOMAIN.findall(parts[-1]) if len(parts) > 1 else []
     if domain:
         parts = parts[:-1]
+    if len(parts) == 1 and not domain and not _looks_like_person(parts[0]):
+        return None
     return Coauthor(name=parts[0].strip(), affiliation=clean_or_none("".join(parts[1:])),
                     email_domain=domain[-1].lower() if domain else None)
