@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-FORMATS = ("json", "jsonl", "csv")
+FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz"}
 
@@ -31,12 +31,30 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("paths", nargs="+", metavar="PATH")
     parse.add_argument("--format", "-f", choices=FORMATS, default="json",
                        help="json: an array of page results; jsonl: one page result per line; "
-                            "csv: one row per publication (default: json)")
+                            "csv: one row per publication; bibtex, csl-json: one entry per publication "
+                            "(default: json)")
     parse.add_argument("-o", "--output", metavar="FILE",
                        help="write here (atomically: a temporary file, then a rename) instead of stdout")
     parse.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
-    commands.add_parser("schema", help="print the JSON Schema of the records")
+    schema = commands.add_parser("schema", help="print the JSON Schema of the records")
+    schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
+    add_merge_command(commands)
     return parser
+
+
+def add_merge_command(commands: argparse._SubParsersAction) -> None:
+    merge = commands.add_parser(
+        "merge", help="one record per paper (and per person) across saved pages and parsed records",
+        description="Merge saved pages and records written by `pubharvest parse` (JSON or JSON Lines of "
+                    "page results): one record per paper, matched by identifiers, else by title and "
+                    "year. Exit 0 when every input was read, 1 when any failed, 2 for usage errors.")
+    merge.add_argument("paths", nargs="+", metavar="INPUT")
+    merge.add_argument("--format", "-f", choices=FORMATS, default="json",
+                       help="json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper; "
+                            "bibtex, csl-json: one entry per paper (default: json)")
+    merge.add_argument("-o", "--output", metavar="FILE",
+                       help="write here (atomically: a temporary file, then a rename) instead of stdout")
+    merge.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         if args.command == "schema":
-            return _schema()
+            return _schema(getattr(args, "merged", False))
+        if args.command == "merge":
+            return _merge(args)
         return _parse(args)
     except KeyboardInterrupt:
         print("pubharvest: interrupted; nothing was written", file=sys.stderr)
@@ -56,10 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _schema() -> int:
+def _schema(merged: bool = False) -> int:
     import json
 
-    from parsers import json_schema
+    if merged:
+        from .merge import merged_json_schema as json_schema
+    else:
+        from parsers import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return EXIT_OK
@@ -84,6 +107,28 @@ def _parse(args: argparse.Namespace) -> int:
                 print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
                 continue
             out.write(result)
+    return EXIT_FAILED if failures else EXIT_OK
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from parsers import ParseError
+
+    from .inputs import read_results
+    from .merge import merge
+    from .output import MERGED_WRITERS, open_output
+
+    failures, pages = 0, []
+    for name, read in iter_inputs(args.paths):
+        try:
+            pages += [(name, result) for result in read_results(read(), url=args.url)]
+        except ParseError as error:
+            failures += 1
+            print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
+        except OSError as error:
+            failures += 1
+            print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
+    with open_output(args.format, args.output, MERGED_WRITERS) as out:
+        out.write(merge(pages))
     return EXIT_FAILED if failures else EXIT_OK
 
 
