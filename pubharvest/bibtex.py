@@ -117,13 +117,25 @@ def bibtex_fields(pub: Citable) -> list[tuple[str, str]]:
         ("pages", parts.pages.replace("-", "--") if parts.pages else None),
         ("year", str(pub.year) if pub.year else None),
         ("month", str(date[1]) if len(date) > 1 else None),
-        ("doi", escape(pub.ids.doi) if pub.ids.doi else None),
+        ("doi", verbatim(pub.ids.doi)),
         ("isbn", pub.ids.isbn),
         ("eprint", pub.ids.arxiv),
         ("archivePrefix", "arXiv" if pub.ids.arxiv else None),
-        ("url", escape(pub.url) if pub.url else None),
+        ("url", verbatim(pub.url)),
     ]
     return [(name, value) for name, value in fields if name and value]
+
+
+def verbatim(value: str | None) -> str | None:
+    """A ``url`` or ``doi`` value: read verbatim by (bib)latex, so not escaped; braces and spaces are
+    percent-encoded, as they could unbalance the entry.
+
+    >>> verbatim("https://x.org/a_b?c=1&d={2}")
+    'https://x.org/a_b?c=1&d=%7B2%7D'
+    """
+    if not value:
+        return None
+    return value.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
 
 
 def _number(pub: Citable, kind: str | None) -> str | None:

@@ -157,7 +157,8 @@ def _is_page_file(path: Path, root: Path) -> bool:
 
 
 def _is_records_file(path: Path) -> bool:
-    """A JSON file of pubharvest records (or a fixture's expected outcome) rather than a page."""
+    """A JSON file of pubharvest records (page results, a merge, or a fixture's expected outcome)
+    rather than a page."""
     import json
 
     try:
@@ -165,7 +166,8 @@ def _is_records_file(path: Path) -> bool:
     except (ValueError, OSError):
         return False
     items = data if isinstance(data, list) else [data]
-    return all(isinstance(i, dict) and ({"site", "page"} <= i.keys() or "error" in i) for i in items)
+    return all(isinstance(i, dict) and ({"site", "page"} <= i.keys() or "error" in i
+                                        or {"profiles", "papers"} <= i.keys()) for i in items)
 
 
 if __name__ == "__main__":
