@@ -1,5 +1,6 @@
 """Citation keys shared by the BibTeX and CSL-JSON exports: first author's family name, year and
-first significant title word, lower-case ASCII (Google Scholar's convention), with ``a``, ``b``,
+first significant title word (not a stop word, not a bare number: "1-bit adam" gives ``bit``),
+lower-case ASCII (Google Scholar's convention, which the seeds' keys follow), with ``a``, ``b``,
 ... added to the second, third, ... paper that would get the same key.
 
 >>> from parsers.records import Publication
@@ -40,7 +41,7 @@ def _author_part(pub: Citable) -> str:
 
 def _title_part(title: str | None) -> str:
     words = re.findall(r"[a-z0-9]+", ascii_fold(title or "").casefold())
-    return next((word for word in words if word not in STOP_WORDS), "")
+    return next((word for word in words if word not in STOP_WORDS and not word.isdigit()), "")
 
 
 def _ascii_word(text: str) -> str:
