@@ -1,10 +1,11 @@
 """One record per paper, and per person, across the pages of several sites.
 
-Papers match by identifier first (arXiv, DOI, ISBN, report and patent numbers, the sites' own
-ids, Scholar's ``duplicate_of``), then by normalised title (``parsers.text.title_key``) with years
-at most one apart, then a title cut short (ending in ``...`` or ``…``) by the title it begins.
-Two papers listed apart on one page, or with different identifiers of one kind, never merge by
-title. Every join is recorded in ``matched_by``; every source keeps what it said in ``sources``.
+Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids,
+Scholar's clusters and ``duplicate_of``; an ISBN only along with an agreeing title, as all papers
+of a proceedings volume share its ISBN), then by normalised title (``parsers.text.title_key``)
+with years at most one apart, then a title cut short (ending in ``...`` or ``…``) by the title it
+begins. Two papers listed apart on one page, or with different arXiv ids, DOIs, report or patent
+numbers, never merge. Every join is recorded in ``matched_by``; every source keeps what it said in ``sources``.
 
 >>> from parsers.records import PageResult, Publication
 >>> a = PageResult(site="scholar", page="rows", publications=[Publication(
@@ -23,7 +24,7 @@ title. Every join is recorded in ``matched_by``; every source keeps what it said
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -42,10 +43,16 @@ MatchReason = Literal[
 ]
 # Identifier kinds that name one paper, in the order they are tried.
 PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur")
+# Kinds of which a paper has one: papers with different values are different papers. (Not the
+# sites' own ids: each Scholar profile gives a shared paper its own UID:PUBID. Not the ISBN: a
+# proceedings volume's ISBN is shared by all its papers, so it only confirms a title.)
+UNIQUE_ID_KINDS = ("arxiv", "doi", "report_number", "patent_number")
 PERSON_ID_KINDS = ("orcid", "openalex", "wikidata", "scholar", "msr", "elamur")
 MIN_SHARED_COAUTHORS = 2
 _CUT_TITLE = ("...", "…")
 _MIN_PREFIX_KEY = 10
+# A join made: (source index, source index, reason, value)
+Join = tuple[int, int, str, str | None]
 
 
 class _Merged(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -146,13 +153,14 @@ def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
 class _Groups:
     """Union-find over sources, refusing joins across one page or across differing identifiers."""
 
-    def __init__(self, sources: Sequence[SourceRecord], pages: Sequence[int],
-                 id_kinds: Sequence[str], ids_of) -> None:
+    def __init__(self, sources: Sequence[SourceRecord | ProfileSource], pages: Iterable[int],
+                 id_kinds: Sequence[str], ids_of: Callable[[Any, str], str | None]) -> None:
         self.parent = list(range(len(sources)))
         self.pages = [{page} for page in pages]
         self.ids = [{kind: {v} for kind in id_kinds if (v := ids_of(s, kind))} for s in sources]
+        # profiles have no year: their groups never differ in years
         self.years = [{s.year} if getattr(s, "year", None) else set() for s in sources]
-        self.matches: list[tuple[int, int, str, str | None]] = []
+        self.matches: list[Join] = []
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -199,7 +207,7 @@ def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
         for pub in result.publications:
             sources.append(source_record(name, result, pub))
             page_of.append(index)
-    groups = _Groups(sources, page_of, PAPER_ID_KINDS, paper_id)
+    groups = _Groups(sources, page_of, UNIQUE_ID_KINDS, paper_id)
     _join_by_ids(groups, sources)
     _join_by_titles(groups, sources)
     keys = Keys()
@@ -229,7 +237,8 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
     for kind in PAPER_ID_KINDS:
-        _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind)
+        agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
+        _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
     clusters = [(i, c) for i, s in enumerate(sources) for c in s.ids.scholar_clusters]
     _join_equal(groups, clusters, "scholar_cluster")
     by_scholar_id = {s.ids.scholar: i for i, s in enumerate(sources) if s.ids.scholar}
@@ -240,12 +249,19 @@ def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
                 groups.join(primary, i, "scholar_duplicate_of", source.ids.scholar)
 
 
-def _join_equal(groups: _Groups, values: Iterable[tuple[int, Any]], reason: str) -> None:
-    """Join every source to the first source with the same (non-empty) value."""
+def _join_equal(groups: _Groups, values: Iterable[tuple[int, Any]], reason: str,
+                agree: Callable[[int, int], bool] | None = None) -> None:
+    """Join every source to the first source with the same (non-empty) value (when they ``agree``)."""
     first: dict[Any, int] = {}
     for i, value in values:
-        if value:
-            groups.join(first.setdefault(value, i), i, reason, str(value))
+        if value and (j := first.setdefault(value, i)) != i and (agree is None or agree(j, i)):
+            groups.join(j, i, reason, str(value))
+
+
+def _titles_agree(a: SourceRecord, b: SourceRecord) -> bool:
+    """Whether two titles are one, or one is the beginning of the other."""
+    key_a, key_b = title_key(a.title), title_key(b.title)
+    return bool(key_a and key_b) and (key_a.startswith(key_b) or key_b.startswith(key_a))
 
 
 def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
@@ -274,14 +290,14 @@ def _title_usable(source: SourceRecord) -> bool:
     return bool(source.title) and "title_looks_like_authors" not in source.flags
 
 
-def _matches_within(groups: _Groups, members: list[int]) -> list[tuple[int, int, str, str | None]]:
+def _matches_within(groups: _Groups, members: list[int]) -> list[Join]:
+    """The joins inside one group, with source indexes renumbered within the group."""
     position = {source: n for n, source in enumerate(members)}
     return [(position[i], position[j], reason, value)
             for i, j, reason, value in groups.matches if i in position]
 
 
-def build_paper(sources: list[SourceRecord], matches: list[tuple[int, int, str, str | None]],
-                keys: Keys) -> Paper:
+def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) -> Paper:
     """The merged record of sources found to be one paper."""
     primary = _venue_source(sources)
     year = primary.year or min((s.year for s in sources if s.year), default=None)
@@ -380,11 +396,13 @@ def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[Merge
 
 
 def _identifiable(result: PageResult) -> bool:
+    """Whether the page names a person (by name or an id): Scholar's saved table names nobody."""
     profile = result.profile
     return profile is not None and bool(profile.name or any(msgspec.structs.astuple(profile.ids)))
 
 
 def profile_source(name: str | None, result: PageResult) -> ProfileSource:
+    """What the page ``result`` (which has a profile) says about its person."""
     profile = result.profile
     return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
                          ids=profile.ids, affiliation=profile.affiliation,
@@ -404,7 +422,8 @@ def _same_name(a: ProfileSource, b: ProfileSource) -> bool:
     return bool(a.name and b.name) and name_key(a.name) == name_key(b.name)
 
 
-def _merged_profile(sources: list[ProfileSource], matches) -> MergedProfile:
+def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:
+    """One person: the longest name the sources give (a full name before initials), every id."""
     ids = Ids()
     for source in sources:
         for kind in Ids.__struct_fields__:

@@ -112,6 +112,20 @@ def test_identifiers_match_before_titles() -> None:
     assert [(m.reason, m.value) for m in paper.matched_by] == [("doi", "10.1/abc")]
 
 
+def test_an_isbn_only_confirms_a_title_since_proceedings_share_theirs() -> None:
+    isbn = PublicationIds(isbn="978-1-4673-8815-3")
+    same = merge([(None, page("msr", pub("SERF", ids=isbn))),
+                  (None, page("scholar", pub("SERF: efficient scheduling", ids=PublicationIds(isbn="9781467388153"))))])
+    assert [[m.reason for m in p.matched_by] for p in same.papers] == [["isbn"]]
+    assert len(merged_titles(page("msr", pub("SERF", ids=isbn)), page("scholar", pub("Other", ids=isbn)))) == 2
+
+
+def test_a_paper_on_two_scholar_profiles_merges_despite_their_own_ids() -> None:
+    a = pub("Sparse widgets", ids=PublicationIds(scholar="AAAAAAAAAAAJ:u5HHmVD_uO8C"))
+    b = pub("Sparse widgets", ids=PublicationIds(scholar="BBBBBBBBBBBJ:d1gkVwhDpl0C"))
+    assert len(merged_titles(page("scholar", a), page("scholar", b))) == 1
+
+
 @pytest.mark.parametrize("a,b,apart", [
     (pub("Sparse widgets"), pub("SPARSE  Widgets", year=2022), False),           # a year apart
     (pub("Sparse widgets"), pub("Sparse widgets", year=2023), True),             # two years apart
