@@ -1,8 +1,7 @@
 """One record per paper, and per person, across the pages of several sites.
 
-Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids,
-Scholar's clusters and ``duplicate_of``; an ISBN only along with an agreeing title, as all papers
-of a proceedings volume share its ISBN), then by normalised title (``parsers.text.title_key``)
+Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids; an
+ISBN only along with an agreeing title, as all papers of a proceedings volume share its ISBN), then by normalised title (``parsers.text.title_key``)
 with years at most one apart, then a title cut short (ending in ``...`` or ``…``) by the title it
 begins. Two papers listed apart on one page, or with different arXiv ids, DOIs, report or patent
 numbers, never merge. Every join is recorded in ``matched_by``; every source keeps what it said in ``sources``.
@@ -38,11 +37,14 @@ from .names import name_key
 
 MatchReason = Literal[
     "arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur",
-    "scholar_cluster", "scholar_duplicate_of", "title_year", "title_prefix",
+    "title_year", "title_prefix",
     "orcid", "openalex", "wikidata", "name_coauthors",
 ]
 # Identifier kinds that name one paper, in the order they are tried.
 PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur")
+# Scholar's cluster ids and ``duplicate_of`` flags are not used: Scholar's merged rows put the
+# clusters of every work it merged in one cites link, and it merges different works (the Einstein
+# fragment in the corpus merges distinct letters to Besso), so joining on them chains papers.
 # Kinds of which a paper has one: papers with different values are different papers. (Not the
 # sites' own ids: each Scholar profile gives a shared paper its own UID:PUBID. Not the ISBN: a
 # proceedings volume's ISBN is shared by all its papers, so it only confirms a title.)
@@ -232,21 +234,14 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
         return None
     if kind in ("isbn", "patent_number"):
         return "".join(ch for ch in value.upper() if ch.isalnum())
-    return value.casefold()
+    # DOIs are case-insensitive by definition; the sites' own ids (Scholar's) are not
+    return value.casefold() if kind in ("doi", "arxiv", "report_number") else value
 
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
     for kind in PAPER_ID_KINDS:
         agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
         _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
-    clusters = [(i, c) for i, s in enumerate(sources) for c in s.ids.scholar_clusters]
-    _join_equal(groups, clusters, "scholar_cluster")
-    by_scholar_id = {s.ids.scholar: i for i, s in enumerate(sources) if s.ids.scholar}
-    for i, source in enumerate(sources):
-        for flag in source.flags:
-            primary = by_scholar_id.get(flag.removeprefix("duplicate_of:"))
-            if flag.startswith("duplicate_of:") and primary is not None:
-                groups.join(primary, i, "scholar_duplicate_of", source.ids.scholar)
 
 
 def _join_equal(groups: _Groups, values: Iterable[tuple[int, Any]], reason: str,

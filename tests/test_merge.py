@@ -120,6 +120,24 @@ def test_an_isbn_only_confirms_a_title_since_proceedings_share_theirs() -> None:
     assert len(merged_titles(page("msr", pub("SERF", ids=isbn)), page("scholar", pub("Other", ids=isbn)))) == 2
 
 
+def test_the_same_scholar_row_on_two_saves_of_a_profile_is_one_paper(read_corpus) -> None:
+    pages = [(name, parsers.parse(read_corpus(f"scholar/profile_8daWuo4AAAAJ_{name}_2019.html")))
+             for name in ("en_pagesize2_bborrel", "fr_bborrel")]
+    result = merge(pages)
+    (profile,) = result.profiles
+    assert [(m.reason, m.value) for m in profile.matched_by] == [("scholar", "8daWuo4AAAAJ")]
+    shared = [p for p in result.papers if len(p.sources) == 2]
+    assert shared and all(p.matched_by[0].reason == "scholar" for p in shared)
+    assert all(p.matched_by[0].value.startswith("8daWuo4AAAAJ:") for p in shared)
+
+
+def test_scholar_merged_rows_do_not_chain_different_works(read_corpus) -> None:
+    """Scholar's merged rows share cluster ids and ``duplicate_of`` across different works
+    (distinct letters to Besso): the merge does not join on them."""
+    rows = parsers.parse(read_corpus("scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"))
+    assert len(merge([(None, rows)]).papers) == len(rows.publications)
+
+
 def test_a_paper_on_two_scholar_profiles_merges_despite_their_own_ids() -> None:
     a = pub("Sparse widgets", ids=PublicationIds(scholar="AAAAAAAAAAAJ:u5HHmVD_uO8C"))
     b = pub("Sparse widgets", ids=PublicationIds(scholar="BBBBBBBBBBBJ:d1gkVwhDpl0C"))
