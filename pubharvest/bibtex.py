@@ -45,18 +45,23 @@ _SPECIAL = {
     "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
+# TeX ligatures a title can hold by accident: `` '' -- --- << >> !` ?` (quotes, dashes, guillemets)
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
 # punctuation that ends it: styles must keep its case.
 _CASED_WORD = re.compile(r"(?<!\S)\S+?[A-Z]\S*?(?=[:;,.!?]*(?:\s|$))")
 
 
 def escape(text: str) -> str:
-    r"""``text`` with TeX's special characters escaped.
+    r"""``text`` with TeX's special characters escaped and its ligatures broken, so that it prints
+    as written.
 
     >>> escape("50% of R&D_1 {x} ~ $5")
     '50\\% of R\\&D\\_1 \\textbraceleft{}x\\textbraceright{} \\textasciitilde{} \\$5'
+    >>> escape("``Zur'' 1--2")
+    "`{}`Zur'{}' 1-{}-2"
     """
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
+    return _LIGATURE.sub("{}", _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text))
 
 
 def protect_case(text: str) -> str:
