@@ -24,10 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .citable import PREPRINT, Citable, container_title, csl_type, issued_parts, venue_parts
+from .citable import PREPRINT, Citable, container_title, csl_type, document_number, issued_parts, venue_parts
+from .keys import Keys
 from .names import split_name
 
-# CSL type -> (BibTeX entry type, the field that holds the venue)
+# CSL type -> (BibTeX entry type, the field that holds the venue); any other type is UNKNOWN.
 ENTRY_TYPES: dict[str | None, tuple[str, str | None]] = {
     "paper-conference": ("inproceedings", "booktitle"),
     "article-journal": ("article", "journal"),
@@ -38,6 +39,7 @@ ENTRY_TYPES: dict[str | None, tuple[str, str | None]] = {
     "book": ("book", None),
     "chapter": ("incollection", "booktitle"),
 }
+UNKNOWN = ("misc", "howpublished")
 # Braces become commands rather than \{ \}: BibTeX counts escaped braces too, so one alone would
 # leave the value unbalanced.
 _SPECIAL = {
@@ -99,26 +101,24 @@ def bibtex_authors(pub: Citable) -> str | None:
 
 def entry_type(pub: Citable) -> str:
     """The BibTeX entry type: ``inproceedings``, ``article``, ``techreport``, ``misc``, ..."""
-    return ENTRY_TYPES.get(csl_type(pub), ("misc", None))[0]
+    return ENTRY_TYPES.get(csl_type(pub), UNKNOWN)[0]
 
 
 def bibtex_fields(pub: Citable) -> list[tuple[str, str]]:
     """``(field, value)`` pairs in writing order, values as TeX (escaped, case protected)."""
     kind = csl_type(pub)
-    _, venue_field = ENTRY_TYPES.get(kind, ("misc", None))
+    _, venue_field = ENTRY_TYPES.get(kind, UNKNOWN)
     parts = venue_parts(pub.venue)
     container = container_title(pub)
     date = issued_parts(pub) or []
     fields = [
         ("author", bibtex_authors(pub)),
         ("title", protect_case(pub.title) if pub.title else None),
-        (venue_field, escape(container) if venue_field and container else None),
-        ("howpublished", escape(container) if not venue_field and kind not in ("report", "patent", "thesis")
-         and container else None),
+        (venue_field, escape(container) if container else None),
         ("institution" if kind == "report" else "school" if kind == "thesis" else "publisher",
          escape(pub.publisher) if pub.publisher else None),
         ("volume", parts.volume),
-        ("number", escape(_number(pub, kind) or parts.issue or "") or None),
+        ("number", escape(document_number(pub) or parts.issue or "") or None),
         ("pages", parts.pages.replace("-", "--") if parts.pages else None),
         ("year", str(pub.year) if pub.year else None),
         ("month", str(date[1]) if len(date) > 1 else None),
@@ -143,14 +143,6 @@ def verbatim(value: str | None) -> str | None:
     return value.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
 
 
-def _number(pub: Citable, kind: str | None) -> str | None:
-    if kind == "report":
-        return pub.ids.report_number
-    if kind == "patent":
-        return pub.ids.patent_number
-    return None
-
-
 def bibtex_entry(pub: Citable, key: str) -> str:
     """One ``@type{key, ...}`` entry, a field a line."""
     lines = [f"@{entry_type(pub)}{{{key},"]
@@ -160,7 +152,5 @@ def bibtex_entry(pub: Citable, key: str) -> str:
 
 def bibtex(pubs: Iterable[Citable]) -> str:
     """Entries for ``pubs`` with unique keys (see ``pubharvest.keys``), separated by blank lines."""
-    from .keys import Keys
-
     keys = Keys()
     return "".join(bibtex_entry(pub, keys.key(pub)) + "\n\n" for pub in pubs)

@@ -103,6 +103,16 @@ def container_title(pub: Citable) -> str | None:
     return venue_parts(pub.venue).container
 
 
+def document_number(pub: Citable) -> str | None:
+    """A report's or a patent's number, for the types that have one."""
+    kind = csl_type(pub)
+    if kind == "report":
+        return pub.ids.report_number
+    if kind == "patent":
+        return pub.ids.patent_number
+    return None
+
+
 def issued_parts(pub: Citable) -> list[int] | None:
     """``[year, month, day]`` as precise as the record: the ISO ``date``, else the ``year``.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .citable import PREPRINT, Citable, container_title, csl_type, issued_parts, venue_parts
+from .citable import PREPRINT, Citable, container_title, csl_type, document_number, issued_parts, venue_parts
 from .keys import Keys
 from .names import split_name
 
@@ -51,7 +51,8 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         "volume": parts.volume,
         "issue": parts.issue,
         "page": parts.pages,
-        "number": _number(pub, kind),
+        # a preprint's arXiv id goes in ``number`` (zotero/zotero-bits#88)
+        "number": document_number(pub) or (pub.ids.arxiv if kind == PREPRINT else None),
         "publisher": "arXiv" if preprint and not pub.publisher else pub.publisher,
         "genre": "Technical report" if kind == "report" else None,
         "DOI": pub.ids.doi,
@@ -61,17 +62,6 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         "custom": {"authors_truncated": True} if pub.authors_truncated else None,
     }
     return {name: value for name, value in item.items() if value is not None}
-
-
-def _number(pub: Citable, kind: str | None) -> str | None:
-    """Report and patent numbers; for a preprint its arXiv id (CSL puts it in ``number``)."""
-    if kind == "report":
-        return pub.ids.report_number
-    if kind == "patent":
-        return pub.ids.patent_number
-    if kind == PREPRINT:
-        return pub.ids.arxiv
-    return None
 
 
 def csl_items(pubs: Iterable[Citable], keys: Keys | None = None) -> list[dict[str, Any]]:
