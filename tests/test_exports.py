@@ -255,3 +255,20 @@ def test_csv_of_every_fixture_opens_in_pandas_with_numbers_and_booleans(page: Pa
         assert pd.api.types.is_numeric_dtype(frame[column]), (column, frame[column].dtype)
     for column in ("authors_truncated", "venue_truncated"):
         assert pd.api.types.is_bool_dtype(frame[column]), (column, frame[column].dtype)
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def test_parse_exports_keep_keys_unique_across_pages(capsys) -> None:
+    """The two Elamur seed forms hold the same three papers: the second page's keys get suffixes."""
+    from pubharvest.cli import main
+
+    pages = [str(FIXTURES / "elamur" / "000_e63c2e80f8ecde3e.txt"), str(FIXTURES / "elamur" / "000_multiline.md")]
+    assert main(["parse", "-f", "bibtex", *pages]) == 0
+    keys = [entry.key for entry in bibtex_library(capsys.readouterr().out).entries]
+    assert keys == ["ren2021zero", "rajbhandari2021zero", "bigscienceworkshop2022bloom",
+                    "ren2021zeroa", "rajbhandari2021zeroa", "bigscienceworkshop2022blooma"]
+    assert main(["parse", "-f", "csl-json", *pages]) == 0
+    assert [item["id"] for item in json.loads(capsys.readouterr().out)] == keys
+

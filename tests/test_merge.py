@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -203,8 +204,9 @@ def test_merge_reads_parse_output_like_the_pages(capsys, tmp_path: Path, monkeyp
     (tmp_path / "seeds.jsonl").write_text(records, encoding="utf-8")
     code_json, array, _ = run(capsys, "parse", *SEEDS[:2])
     (tmp_path / "two.json").write_text(array, encoding="utf-8")
+    (tmp_path / "seeds.jsonl.gz").write_bytes(gzip.compress(records.encode()))
     from_pages = json.loads(run(capsys, "merge", *SEEDS)[1])
-    from_jsonl = json.loads(run(capsys, "merge", str(tmp_path / "seeds.jsonl"))[1])
+    from_jsonl = json.loads(run(capsys, "merge", str(tmp_path / "seeds.jsonl.gz"))[1])
     from_mixed = json.loads(run(capsys, "merge", str(tmp_path / "two.json"), SEEDS[2])[1])
 
     def without_inputs(merged: dict) -> dict:
