@@ -318,11 +318,12 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
 
 
 def _best_title(sources: list[SourceRecord]) -> str | None:
-    """The fullest title (never a cut one when a whole one exists); of equals, the best cased."""
+    """The fullest title (never a cut one when a whole one exists); of equals, the best cased:
+    not all capitals, then the most capitals (Scholar lower-cases titles)."""
     def rank(s: SourceRecord) -> tuple:
         title = s.title or ""
         return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
-                sum(ch.isupper() for ch in title))
+                not title.isupper(), sum(ch.isupper() for ch in title))
     return max(sources, key=rank).title
 
 

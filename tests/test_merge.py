@@ -172,6 +172,13 @@ def test_cut_values_lose_to_whole_ones() -> None:
         "Sparse Widgets", "ICML 2021", ["Ada Example", "Ben Sample"], False)
 
 
+def test_title_casing_prefers_mixed_case_to_capitals_and_to_lower_case() -> None:
+    titles = ["ZERO-OFFLOAD: DEMOCRATIZING TRAINING", "Zero-offload: Democratizing training",
+              "ZeRO-Offload: Democratizing Training"]
+    (paper,) = merge((None, page(site, pub(t))) for site, t in zip(("msr", "scholar", "elamur"), titles)).papers
+    assert paper.title == titles[2]
+
+
 def person(name: str, coauthors: list[str], **ids) -> Profile:
     return Profile(name=name, ids=Ids(**ids), coauthors=[Coauthor(name=c) for c in coauthors])
 
