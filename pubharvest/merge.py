@@ -304,7 +304,7 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         venue=primary.venue,
         venue_truncated=primary.venue_truncated,
         year=year,
-        date=_best_date(sources, year),
+        date=_best_date(primary, sources, year),
         type=_merged_type(primary, sources),
         ids=merged_ids(s.ids for s in sources),
         url=primary.url or next((s.url for s in sources if s.url), None),
@@ -341,9 +341,12 @@ def _venue_source(sources: list[SourceRecord]) -> SourceRecord:
                                        csl_type(s) is not None, len(s.venue or "")))
 
 
-def _best_date(sources: list[SourceRecord], year: int | None) -> str | None:
-    """The most precise date any source gives within ``year``."""
-    dates = [s.date for s in sources if s.date and year and s.date.startswith(str(year))]
+def _best_date(primary: SourceRecord, sources: list[SourceRecord], year: int | None) -> str | None:
+    """The most precise date within ``year`` that a source gives for the record's venue (MSR's
+    month for a paper Scholar places at a conference is the month MSR listed it, not the
+    conference's), or that any source gives when the record has no venue."""
+    dates = [s.date for s in sources if s.date and year and s.date.startswith(str(year))
+             and (s is primary or primary.venue is None or s.venue == primary.venue)]
     return max(dates, key=len, default=None)
 
 
