@@ -121,15 +121,19 @@ def _merge(args: argparse.Namespace) -> int:
     for name, read in iter_inputs(args.paths):
         try:
             pages += [(name, result) for result in read_results(read(), url=args.url)]
-        except ParseError as error:
+        except (ParseError, OSError) as error:
             failures += 1
-            print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
-        except OSError as error:
-            failures += 1
-            print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
+            print(failure_line(name, error), file=sys.stderr)
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
     return EXIT_FAILED if failures else EXIT_OK
+
+
+def failure_line(name: str, error: Exception) -> str:
+    """The one stderr line for an input that failed: ``path: code: message``."""
+    if isinstance(error, OSError):
+        return f"{name}: unreadable: {error.strerror or error}"
+    return f"{name}: {error.code}: {error.message}"
 
 
 def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, callable]]:
