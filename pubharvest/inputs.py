@@ -15,7 +15,7 @@ import zlib
 import msgspec
 
 from parsers import ParseError, parse
-from parsers.errors import Truncated
+from parsers.errors import Truncated, Unrecognised
 from parsers.records import PageResult
 
 
@@ -62,4 +62,6 @@ def _json_records(data: bytes) -> list[dict] | None:
             return None
     if items and all(isinstance(i, dict) and {"site", "page"} <= i.keys() for i in items):
         return items
+    if len(items) == 1 and isinstance(items[0], dict) and {"profiles", "papers"} <= items[0].keys():
+        raise Unrecognised("the output of `pubharvest merge`: merge reads pages and page results")
     return None

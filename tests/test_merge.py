@@ -253,13 +253,16 @@ def test_merge_bad_inputs_are_one_line_each_and_exit_1(capsys, tmp_path: Path) -
     bad.write_text('[{"site": "msr", "page": "profile", "frobs": 1}]', encoding="utf-8")
     empty = tmp_path / "empty.json"
     empty.write_text("[]", encoding="utf-8")
+    merged = tmp_path / "merged.json"
+    merged.write_text('{"profiles": [], "papers": []}', encoding="utf-8")
     code, out, err = run(capsys, "merge", str(bad), str(empty), str(tmp_path / "missing.txt"),
-                         str(ROOT / SEEDS[2]))
+                         str(merged), str(ROOT / SEEDS[2]))
     assert code == 1 and len(json.loads(out)["papers"]) == 3
     lines = err.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert lines[0].startswith(f"{bad}: bad_records: not valid page results: ")
     assert lines[1] == f"{tmp_path / 'missing.txt'}: unreadable: No such file or directory"
+    assert lines[2] == f"{merged}: unrecognised: the output of `pubharvest merge`: merge reads pages and page results"
 
 
 def test_schema_merged_prints_the_merged_schema(capsys) -> None:
