@@ -208,6 +208,16 @@ def test_csl_json_of_real_pages_validates_and_renders(name: str, read_corpus, cs
     assert_csl_valid_and_renders(parsers.parse(read_corpus(name)).publications, csl_schema)
 
 
+@pytest.mark.filterwarnings("ignore:The following arguments for Reference are unsupported")
+def test_exports_of_the_merged_seeds_pass_the_same_checks(csl_schema: dict) -> None:
+    from test_merge import merged_seeds
+
+    papers = merged_seeds().papers
+    assert_bibtex_reads_back(papers)
+    assert_csl_valid_and_renders(papers, csl_schema)
+    assert [item["id"] for item in csl_items(papers)] == [paper.key for paper in papers]
+
+
 def assert_csl_valid_and_renders(pubs: list[Publication], csl_schema: dict) -> None:
     items = json.loads(json.dumps(csl_items(pubs)))
     jsonschema.validate(items, csl_schema)
