@@ -43,7 +43,8 @@ UNKNOWN = ("misc", "howpublished")
 # Braces become commands rather than \{ \}: BibTeX counts escaped braces too, so one alone would
 # leave the value unbalanced.
 _SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#",
+    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
+    "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#",
     "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))

@@ -4,8 +4,10 @@
 >>> item = csl_item(Publication(title="ZeRO-Offload", authors=["RY Aminabadi", "BigScience Workshop"],
 ...     authors_truncated=True, venue="arXiv preprint arXiv:2101.06840", year=2021,
 ...     type="article", ids=PublicationIds(arxiv="2101.06840")), "aminabadi2021zero")
->>> item["type"], item["author"], item["issued"], item["number"], item["publisher"]
-('article', [{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}], {'date-parts': [[2021]]}, '2101.06840', 'arXiv')
+>>> item["type"], item["issued"], item["number"], item["publisher"]
+('article', {'date-parts': [[2021]]}, '2101.06840', 'arXiv')
+>>> item["author"]
+[{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}]
 """
 
 from __future__ import annotations

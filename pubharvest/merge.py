@@ -1,10 +1,11 @@
 """One record per paper, and per person, across the pages of several sites.
 
 Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids; an
-ISBN only along with an agreeing title, as all papers of a proceedings volume share its ISBN), then by normalised title (``parsers.text.title_key``)
-with years at most one apart, then a title cut short (ending in ``...`` or ``…``) by the title it
-begins. Two papers listed apart on one page, or with different arXiv ids, DOIs, report or patent
-numbers, never merge. Every join is recorded in ``matched_by``; every source keeps what it said in ``sources``.
+ISBN only along with an agreeing title, as all papers of a proceedings volume share its ISBN),
+then by normalised title (``parsers.text.title_key``) with years at most one apart, then a title
+cut short (ending in ``...`` or ``…``) by the title it begins. Two papers listed apart on one
+page, or with different arXiv ids, DOIs, report or patent numbers, never merge. Every join is
+recorded in ``matched_by``; every source keeps what it said in ``sources``.
 
 >>> from parsers.records import PageResult, Publication
 >>> a = PageResult(site="scholar", page="rows", publications=[Publication(
@@ -14,8 +15,10 @@ numbers, never merge. Every join is recorded in ``matched_by``; every source kee
 ...     title="ZeRO-Offload: Democratizing Billion-Scale Model Training", year=2021,
 ...     authors=["Jie Ren", "Samyam Rajbhandari", "Reza Yazdani Aminabadi"])])
 >>> paper = merge([("a", a), ("b", b)]).papers[0]
->>> paper.title, paper.authors[-1], [(s.site, s.citations) for s in paper.sources]
-('ZeRO-Offload: Democratizing Billion-Scale Model Training', 'Reza Yazdani Aminabadi', [('scholar', 405), ('msr', None)])
+>>> paper.title, paper.authors[-1]
+('ZeRO-Offload: Democratizing Billion-Scale Model Training', 'Reza Yazdani Aminabadi')
+>>> [(s.site, s.citations) for s in paper.sources]
+[('scholar', 405), ('msr', None)]
 >>> paper.matched_by[0].reason
 'title_year'
 """
@@ -239,6 +242,7 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
 
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
+    """Sources with an identifier in common, kind by kind (``PAPER_ID_KINDS``)."""
     for kind in PAPER_ID_KINDS:
         agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
         _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
@@ -260,6 +264,7 @@ def _titles_agree(a: SourceRecord, b: SourceRecord) -> bool:
 
 
 def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
+    """Equal titles a year apart at most, then cut titles with the titles they begin."""
     keys = [title_key(s.title) if _title_usable(s) else "" for s in sources]
     _join_equal_titles(groups, keys)
     for i, source in enumerate(sources):
@@ -270,6 +275,7 @@ def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
 
 
 def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
+    """Join each source to the first earlier one with the same title key that it may join."""
     seen: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         if not key:
