@@ -70,9 +70,11 @@ def split_name(name: str) -> NameParts:
     particle_words = []
     while len(family_words) > 1 and family_words[0] in PARTICLES:
         particle_words.append(family_words.pop(0))
+    # "RY Aminabadi" starts with a run of initials; "LI WEI", all in capitals, does not
+    shouting = all(word.isupper() for word in family_words)
     return NameParts(
         family=" ".join(family_words),
-        given=" ".join(_given_word(w, initials_run=i == 0 and is_initials(w) and w.isupper())
+        given=" ".join(_given_word(w, initials_run=i == 0 and not shouting and is_initials(w))
                        for i, w in enumerate(given_words)) or None,
         particle=" ".join(particle_words) or None,
         suffix=suffix,

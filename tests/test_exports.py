@@ -48,6 +48,9 @@ def parsed(page: Path) -> PageResult:
     ("Marah I Abdin", NameParts(family="Abdin", given="Marah I.")),
     ("Phillip B. Gibbons", NameParts(family="Gibbons", given="Phillip B.")),
     ("AFC Salinas", NameParts(family="Salinas", given="A. F. C.")),
+    ("J-Y Kim", NameParts(family="Kim", given="J.-Y.")),
+    ("LI WEI", NameParts(family="WEI", given="LI")),                # capitals, not initials
+    ("WENRUI ZUO", NameParts(family="ZUO", given="WENRUI")),
     ("S Ilić", NameParts(family="Ilić", given="S.")),
     ("Martin Luther King Jr.", NameParts(family="King", given="Martin Luther", suffix="Jr.")),
     ("BigScience Workshop", NameParts(literal="BigScience Workshop")),
