@@ -74,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error of ours
         return EXIT_OK
+    except OSError as error:  # inputs' errors are caught per input: this is the output's
+        print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
+              file=sys.stderr)
+        return EXIT_FAILED
 
 
 def _schema(merged: bool = False) -> int:

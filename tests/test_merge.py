@@ -265,6 +265,14 @@ def test_merge_bad_inputs_are_one_line_each_and_exit_1(capsys, tmp_path: Path) -
     assert lines[2] == f"{merged}: unrecognised: the output of `pubharvest merge`: merge reads pages and page results"
 
 
+@pytest.mark.parametrize("command", ["merge", "parse"])
+def test_an_output_that_cannot_be_written_is_one_line(capsys, tmp_path: Path, command: str) -> None:
+    target = tmp_path / "no such folder" / "out.json"
+    code, out, err = run(capsys, command, str(ROOT / SEEDS[2]), "-o", str(target))
+    assert (code, out) == (1, "")
+    assert err == f"{target}: unwritable: No such file or directory\n"
+
+
 def test_schema_merged_prints_the_merged_schema(capsys) -> None:
     code, out, _ = run(capsys, "schema", "--merged")
     assert code == 0 and {"Paper", "SourceRecord", "Match"} <= set(json.loads(out)["$defs"])
