@@ -158,8 +158,8 @@ def _scan(path: str | Path) -> tuple[bool, list[ArchivedTarget]]:
                 entry = json.loads(record.content_stream().read())
                 targets.pop((entry["run"], entry["target"]), None)
                 targets[(entry["run"], entry["target"])] = entry
-    return ours, [ArchivedTarget(e["run"], e["target"], e["outcome"], [offsets[i] for i in e["responses"] if i in offsets])
-                  for e in targets.values()]
+    return ours, [ArchivedTarget(e["run"], e["target"], e["outcome"],
+                                 [offsets[i] for i in e["responses"] if i in offsets]) for e in targets.values()]
 
 
 def _page(record) -> ArchivedPage | None:

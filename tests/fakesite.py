@@ -41,8 +41,9 @@ def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int =
     rows = "\n".join(_ROW.replace("Method for segmenting text", f"Paper {i + 1} of {user}")
                      .replace("9yKSN-GCB0IC", f"P{i:011d}")
                      .replace('gs_ibl"></a>', f'gs_ibl">{cites + i}</a>') for i in range(cstart, end))
-    button = '<button type="button" id="gsc_bpf_more" disabled>' if end >= total else '<button type="button" id="gsc_bpf_more">'
-    tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace('<button type="button" id="gsc_bpf_more" disabled>', button)
+    disabled = '<button type="button" id="gsc_bpf_more" disabled>'
+    button = disabled if end >= total else disabled.replace(" disabled", "")
+    tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace(disabled, button)
     page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
     return page.replace("Yamada12AAAAJ", user)
 

@@ -28,8 +28,8 @@ def test_first_urls() -> None:
     scholar, msr, elamur = (sites.SITES[s] for s in ("scholar", "msr", "elamur"))
     assert scholar.first_url(Target("scholar", id=USER), "https://scholar.google.com") == \
         f"https://scholar.google.com/citations?user={USER}&hl=en&pagesize=100"
-    assert scholar.first_url(Target("scholar", url=f"https://scholar.google.de/citations?user={USER}&cstart=20"), "") == \
-        f"https://scholar.google.de/citations?user={USER}&pagesize=100"
+    given = Target("scholar", url=f"https://scholar.google.de/citations?user={USER}&cstart=20")
+    assert scholar.first_url(given, "") == f"https://scholar.google.de/citations?user={USER}&pagesize=100"
     assert msr.first_url(Target("msr", id="adaexample"), "http://mirror:8000/") == \
         "http://mirror:8000/en-us/research/people/adaexample/publications/"
     assert elamur.first_url(Target("elamur", id="olatunji-ruwase"), elamur.base_url) == \
