@@ -180,7 +180,7 @@ class Fetcher:
 
     async def _send(self, host: Host, url: str) -> Response:
         if host.blocked:
-            raise HostBlocked(f"{host.name} blocked this job earlier ({host.blocked})")
+            raise HostBlocked(f"request not sent: {host.name} had blocked the job")
         self.stats.requests += 1
         started = time.perf_counter()
         self.on_event("request", url=url)
