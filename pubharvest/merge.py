@@ -64,13 +64,9 @@ class _Merged(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Base of the merged records: keyword-only, strict when decoding."""
 
 
-class SourceRecord(_Merged, kw_only=True):
-    """What one page said about a paper."""
+class _Bibliographic(_Merged, kw_only=True):
+    """The bibliographic fields, with the names (and meaning) of ``parsers.records.Publication``."""
 
-    site: str
-    input: str | None = None  # the file (or "<stdin>") the page came from
-    page_url: str | None = None
-    url: str | None = None
     title: str | None = None
     authors: list[str] = []
     authors_truncated: bool = False
@@ -79,9 +75,18 @@ class SourceRecord(_Merged, kw_only=True):
     year: int | None = None
     date: str | None = None
     type: str | None = None
-    citations: int | None = None
     ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
+    url: str | None = None
     publisher: str | None = None
+
+
+class SourceRecord(_Bibliographic, kw_only=True):
+    """What one page said about a paper."""
+
+    site: str
+    input: str | None = None  # the file (or "<stdin>") the page came from
+    page_url: str | None = None
+    citations: int | None = None
     flags: list[str] = []
 
 
@@ -93,24 +98,10 @@ class Match(_Merged, kw_only=True):
     sources: list[int]
 
 
-class Paper(_Merged, kw_only=True):
-    """One paper, with the fullest title, author list and venue its sources give.
-
-    The bibliographic fields have the names (and meaning) of ``parsers.records.Publication``.
-    """
+class Paper(_Bibliographic, kw_only=True):
+    """One paper, with the fullest title, author list and venue its sources give."""
 
     key: str  # its BibTeX key and CSL id
-    title: str | None = None
-    authors: list[str] = []
-    authors_truncated: bool = False
-    venue: str | None = None
-    venue_truncated: bool = False
-    year: int | None = None
-    date: str | None = None
-    type: str | None = None
-    ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
-    url: str | None = None
-    publisher: str | None = None
     citations_max: int | None = None  # the highest count among the sources
     sources: list[SourceRecord]
     matched_by: list[Match] = []
