@@ -395,33 +395,43 @@ def publication(row: Element, origin: str = BASE_URL) -> Publication:
     return pub
 
 
+_CELL_KINDS = {"gsc_a_t": "title", "gsc_a_c": "count", "gsc_a_y": "year"}
+
+
 def _row_parts(row: Element) -> dict:
     """The row's data-carrying elements: ``anchor``, ``grays`` (authors, venue), ``count``,
     ``merged``, ``year``. Cells are found by class, never by position: the 2014 owner view has an
-    extra checkbox cell."""
+    extra checkbox cell. (This runs once per row of pages with thousands: it compares class
+    strings rather than splitting them, and visits only the elements that can carry data.)"""
     parts: dict = {"grays": []}
     for cell in row:
-        classes = _classes(cell)
-        if "gsc_a_t" in classes:
+        kind = _cell_kind(cell.get("class"))
+        if kind == "title":
             _title_cell_parts(cell, parts)
-        elif "gsc_a_c" in classes:
-            for element in cell.iter():
-                names = _classes(element)
-                if "gsc_a_ac" in names:
+        elif kind == "count":
+            for element in cell.iter("a", "span"):
+                classes = element.get("class") or ""
+                if "gsc_a_ac" in classes:
                     parts.setdefault("count", element)
-                elif "gsc_a_am" in names or "gsc_a_m" in names:
+                elif "gsc_a_am" in classes or "gsc_a_m" in classes:
                     parts["merged"] = element
-        elif "gsc_a_y" in classes:
-            parts["year"] = next((e for e in cell.iter() if "gsc_a_h" in _classes(e)), None)
+        elif kind == "year":
+            parts["year"] = next((e for e in cell.iter("span") if "gsc_a_h" in (e.get("class") or "")), None)
     return parts
+
+
+def _cell_kind(classes: str | None) -> str | None:
+    if not classes:
+        return None
+    return _CELL_KINDS.get(classes) or next((_CELL_KINDS[c] for c in classes.split() if c in _CELL_KINDS), None)
 
 
 def _title_cell_parts(cell: Element, parts: dict) -> None:
     for child in cell:
-        names = _classes(child)
-        if "gsc_a_at" in names:
+        classes = child.get("class") or ""
+        if child.tag == "a" and "gsc_a_at" in classes:
             parts.setdefault("anchor", child)
-        elif "gs_gray" in names and child.tag == "div":
+        elif child.tag == "div" and "gs_gray" in classes:
             parts["grays"].append(child)
     if "anchor" not in parts:  # not a direct child in some layout: look deeper
         parts["anchor"] = next((e for e in cell.iter("a") if "gsc_a_at" in _classes(e)), None)
@@ -561,11 +571,10 @@ def _looks_like_full_name(part: str) -> bool:
 
 def _payload_rows(doc: Document) -> tuple[str, bool] | None:
     """Rows HTML and the "more rows" flag of a ``json=1`` payload ``{"B": rows, "N": more}``."""
-    text = doc.text.lstrip()
-    if not text.startswith("{") or '"B"' not in text[:200]:
+    if not doc.text[:200].lstrip().startswith("{") or '"B"' not in doc.text[:200]:
         return None
     try:
-        payload = json.loads(text)
+        payload = json.loads(doc.text)
     except ValueError:
         return None
     if not isinstance(payload, dict) or not isinstance(payload.get("B"), str):
@@ -580,7 +589,7 @@ def _parse_rows_page(doc: Document) -> PageResult:
     rows = _table_rows(table.root.find(".//tbody"))
     if not rows and "gsc_a_tr" in rows_html:
         raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
-    if rows_html.strip() and not rows_html.rstrip().lower().endswith("</tr>"):
+    if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
         raise Truncated(f"the rows stop in the middle of row {len(rows)}; save them again")
     result = PageResult(site=SITE, page="rows", url=doc.url)
     result.publications = publications(rows, result, base=doc.url)

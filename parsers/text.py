@@ -39,6 +39,8 @@ def to_int(text: str | None) -> int | None:
     """The integer in ``text`` with any grouping (``18,747``, ``18.747``, ``18 747``) removed; None if none."""
     if text is None:
         return None
+    if text.isdigit():
+        return int(text)
     digits = "".join(_DIGITS.findall(text))
     return int(digits) if digits else None
 
