@@ -14,22 +14,32 @@ from .cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 def scrape(args: argparse.Namespace) -> int:
     """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
-    from scrapers import JobError, run_job
+    from scrapers import JobError
 
     from .progress import Progress
+    from .store import StoreError
 
     try:
         job = job_of(args)
+        if args.redis and args.engine != "scrapy":
+            raise JobError("--redis needs --engine scrapy")
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
-    store = _open_store(job.store) if job.store else None
+    try:
+        store = _open_store(job.store) if job.store else None
+    except StoreError as error:
+        print(f"pubharvest scrape: {error}", file=sys.stderr)
+        return EXIT_USAGE
     sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
     if job.output is None and store is None:
         sinks.append(_stdout_sink)
     try:
         with Progress(verbose=args.verbose) as progress:
-            summary = asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+            summary = _run(job, sinks, progress, args)
+    except JobError as error:
+        print(f"pubharvest scrape: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return EXIT_FAILED
@@ -41,11 +51,29 @@ def scrape(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
+def _run(job, sinks, progress, args: argparse.Namespace):
+    """The job's summary, from the engine ``args`` chose."""
+    if args.engine == "scrapy":
+        from scrapers import JobError
+
+        try:
+            from scrapers.crawl import crawl_job
+        except ImportError as error:
+            raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
+                           "pip install 'pubharvest[scrapy]'") from None
+        return crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
+    from scrapers import run_job
+
+    return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+
+
 def job_of(args: argparse.Namespace):
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
-    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job
+    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
     overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
+    if args.store:
+        overrides["store"] = store_location(Path("."), args.store)
     if args.job:
         if args.site or args.target_id or args.target_url:
             from scrapers import JobError
@@ -88,10 +116,16 @@ def export_store(args: argparse.Namespace) -> int:
 
     from .output import open_output
 
-    if not Path(args.store).is_file():
+    from .store import StoreError, is_database_url
+
+    if not (is_database_url(args.store) or Path(args.store).is_file()):
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
         return EXIT_USAGE
-    store = _open_store(Path(args.store))
+    try:
+        store = _open_store(args.store)
+    except StoreError as error:
+        print(f"pubharvest store: {error}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with open_output("jsonl", args.output) as out:
             if args.citations:
@@ -105,7 +139,7 @@ def export_store(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _open_store(path: Path):
+def _open_store(path: Path | str):
     from .store import Store
 
     return Store(path)
