@@ -94,10 +94,13 @@ class ProfileSpider(scrapy.Spider):
         self.close_reason: str | None = None
 
     async def start(self) -> Any:
-        for target in self.seeds:
-            site = sites.SITES[target.site]
-            yield self.page_request(site.first_url(target, self.job.base_url(target.site)), target.key, [],
-                                    dont_filter=self.fresh)
+        for request in self.first_requests(self.seeds, self.fresh):
+            yield request
+
+    def first_requests(self, targets: Sequence[Target], fresh: bool = False) -> list[Request]:
+        """The first page request of each target (``fresh``: past the duplicate filter)."""
+        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [],
+                                  dont_filter=fresh) for t in targets]
 
     def page_request(self, url: str, target: str, pages: list[bytes], claim: bytes | None = None,
                      dont_filter: bool = False) -> Request:
@@ -298,7 +301,8 @@ class CrawlEngine:
             crawler.signals.connect(self.coordinator.on_idle, signal=signals.spider_idle)
             crawler.signals.connect(self.coordinator.on_opened, signal=signals.spider_opened)
             crawler.signals.connect(self.coordinator.on_closed, signal=signals.spider_closed)
-        self.on_event("start", targets=len(seeds), skipped=len(self.job.targets) - len(seeds))
+        unfinished = len(self.unsettled())
+        self.on_event("start", targets=unfinished, skipped=len(self.job.targets) - unfinished)
         process.crawl(crawler, engine=self, seeds=seeds, fresh=fresh, blocks=blocks)
         process.start()
         return self.summarise(crawler, started)

@@ -1,0 +1,107 @@
+"""``--engine scrapy``: the same job, the same records, outcomes and exit codes as the httpx runner.
+
+Scrapy runs in a subprocess (its reactor starts once per process); these tests need the ``scrapy``
+extra and skip without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("scrapy")
+
+from pubharvest.cli import main  # noqa: E402
+
+from fakesite import FakeSite  # noqa: E402
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, write_job  # noqa: E402
+from scrapyjobs import run_cli  # noqa: E402
+
+EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
+              {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
+
+
+def faults(site: FakeSite) -> None:
+    site.faults.clear()
+    site.fault(f"user={SCHOLAR_A}&hl=en&pagesize=100&cstart=100", "500", "ok")
+    site.fault(f"user={SCHOLAR_B}", "503")
+    site.fault("/people/adaexample/", "reset")
+
+
+def test_the_scrapy_engine_gives_the_records_of_the_default_engine(tmp_path: Path, capsys) -> None:
+    with FakeSite() as site:
+        site.scholar[SCHOLAR_A] = 250  # three pages, the second failing once
+        bases = {"scholar": site.url, "msr": site.url, "elamur": site.url}
+        (tmp_path / "httpx").mkdir()
+        (tmp_path / "scrapy").mkdir()
+        faults(site)
+        assert main(["scrape", str(write_job(tmp_path / "httpx", EVERY_SITE, bases))]) == 0, capsys.readouterr().err
+        faults(site)
+        done = run_cli("scrape", str(write_job(tmp_path / "scrapy", EVERY_SITE, bases)), "--engine", "scrapy")
+        assert done.returncode == 0, done.stderr
+        assert "4 done" in done.stderr and "retries" in done.stderr
+    by_httpx = sorted((tmp_path / "httpx" / "out.jsonl").read_text(encoding="utf-8").splitlines())
+    by_scrapy = sorted((tmp_path / "scrapy" / "out.jsonl").read_text(encoding="utf-8").splitlines())
+    assert len(by_scrapy) == 4 and by_scrapy == by_httpx
+    stored = [run_cli("store", "export", "--store", str(tmp_path / e / "store.sqlite")).stdout for e in ("httpx", "scrapy")]
+    assert stored[0] == stored[1] and stored[0].count("\n") == 4
+
+
+def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> None:
+    with FakeSite() as scholar, FakeSite() as other:
+        scholar.scholar[SCHOLAR_A] = 250
+        scholar.fault(f"user={SCHOLAR_B}", "captcha")
+        targets = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
+                   {"site": "elamur", "id": "olatunji-ruwase"}, {"site": "scholar", "id": SCHOLAR_C}]
+        job = write_job(tmp_path, targets, {"scholar": scholar.url, "elamur": other.url})
+        done = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert done.returncode == 3, done.stderr
+        assert SCHOLAR_B in scholar.log[-1][1]  # the CAPTCHA was the last request that host saw
+        assert "blocked" in done.stderr and "pending" in done.stderr
+        assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == ["elamur:olatunji-ruwase"]
+        rerun = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert rerun.returncode == 0, rerun.stderr
+        assert "1 already finished" in rerun.stderr
+        assert len(other.paths("/authors/")) == 1, "a finished target is not fetched again"
+    got = records(tmp_path / "out.jsonl")
+    assert sorted(profile_key(r) for r in got) == sorted(f"{t['site']}:{t['id']}" for t in targets)
+    assert len(next(r for r in got if profile_key(r) == f"scholar:{SCHOLAR_A}")["publications"]) == 250
+
+
+def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
+    from fakesite import CAPTCHA
+
+    with FakeSite() as site:
+        real_page = site.page
+        site.page = lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path)
+        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
+                        {"scholar": site.url}, retries=3)
+        done = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert done.returncode == 3, done.stderr
+        assert len(site.paths(SCHOLAR_A)) == 1 and not site.paths(SCHOLAR_B)
+
+
+def test_robots_txt_is_obeyed_by_the_scrapy_engine(tmp_path: Path) -> None:
+    with FakeSite() as site:
+        site.robots = "User-agent: *\nDisallow: /free/\nDisallow: /citations?*cstart=\n"
+        site.scholar[SCHOLAR_A] = 150
+        targets = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "elamur", "id": "olatunji-ruwase"},
+                   {"site": "msr", "id": "adaexample"}]
+        job = write_job(tmp_path, targets, {"scholar": site.url, "msr": site.url, "elamur": site.url})
+        done = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert done.returncode == 1, done.stderr
+        assert "elamur:olatunji-ruwase: robots_disallowed: robots.txt of" in done.stderr
+        assert f"scholar:{SCHOLAR_A}: partial: stopped after 1 page(s)" in done.stderr
+        assert not site.paths("/free/") and not site.paths("cstart")
+    got = {profile_key(r): r for r in records(tmp_path / "out.jsonl")}
+    assert set(got) == {f"scholar:{SCHOLAR_A}", "msr:adaexample"}
+    assert [w["code"] for w in got[f"scholar:{SCHOLAR_A}"]["warnings"]] == ["partial"]
+
+
+def test_the_command_line_does_not_import_scrapy_until_a_crawl() -> None:
+    import subprocess
+    import sys
+
+    probe = "import sys; from pubharvest.cli import build_parser; build_parser(); print('scrapy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
