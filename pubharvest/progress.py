@@ -51,8 +51,10 @@ class Progress:
         if self.verbose:
             self._log(f"GET {url}")
 
+    def _on_page(self, url: str) -> None:
+        self.pages += 1
+
     def _on_response(self, url: str, status: int) -> None:
-        self.pages += status == 200
         if self.verbose:
             self._log(f"{status} {url}")
 

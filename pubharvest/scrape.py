@@ -6,10 +6,18 @@ import argparse
 import asyncio
 import dataclasses
 import os
+import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from .cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from parsers.records import PageResult
+    from scrapers import Job, Summary, Target
+
+    from .store import Store
 
 
 def scrape(args: argparse.Namespace) -> int:
@@ -26,23 +34,30 @@ def scrape(args: argparse.Namespace) -> int:
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
+    store = None
     try:
         store = _open_store(job.store) if job.store else None
-    except StoreError as error:
-        print(f"pubharvest scrape: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
-    if job.output is None and store is None:
-        sinks.append(_stdout_sink)
-    try:
+        sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
+        if job.output is None and store is None:
+            sinks.append(_stdout_sink)
         with Progress(verbose=args.verbose) as progress:
             summary = _run(job, sinks, progress, args)
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
+    except StoreError as error:
+        print(f"pubharvest scrape: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return EXIT_FAILED
+    except sqlite3.Error as error:
+        print(f"pubharvest scrape: {job.store}: the store cannot be used: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:  # a second Ctrl-C: stop at once; what was committed stays committed
+        print("pubharvest scrape: interrupted again: stopped at once; finished targets are kept, "
+              f"run `{_rerun_command(args)}` again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         if store is not None:
             store.close()
@@ -51,7 +66,7 @@ def scrape(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
-def _run(job, sinks, progress, args: argparse.Namespace):
+def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
     """The job's summary, from the engine ``args`` chose."""
     if args.engine == "scrapy":
         from scrapers import JobError
@@ -67,7 +82,7 @@ def _run(job, sinks, progress, args: argparse.Namespace):
     return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
 
 
-def job_of(args: argparse.Namespace):
+def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
     from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
@@ -75,10 +90,13 @@ def job_of(args: argparse.Namespace):
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)
     if args.job:
-        if args.site or args.target_id or args.target_url:
+        one_off = [flag for flag, value in (("--site", args.site), ("--id", args.target_id), ("--url", args.target_url),
+                                            ("--contact", args.contact), ("--base-url", args.base_url),
+                                            ("--robots", args.robots)) if value]
+        if one_off:
             from scrapers import JobError
 
-            raise JobError("give a job file or --site/--id (or --url), not both")
+            raise JobError(f"{one_off[0]} belongs to the one-off form; with a job file, set it in the file")
         return dataclasses.replace(load_job(args.job), **overrides)
     if not (args.target_url or (args.site and args.target_id)):
         from scrapers import JobError
@@ -93,7 +111,7 @@ def job_of(args: argparse.Namespace):
     return dataclasses.replace(job, journal=None, output=None, store=None, **overrides)
 
 
-def account(summary, rerun: str) -> list[str]:
+def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
     lines = [f"{o.target}: {o.code}: {o.message}" for o in summary.outcomes.values() if o.status in ("failed", "pending")]
     lines += [f"{o.target}: partial: {o.message}" for o in summary.outcomes.values() if o.status == "partial" and o.message]
@@ -126,6 +144,9 @@ def export_store(args: argparse.Namespace) -> int:
     except StoreError as error:
         print(f"pubharvest store: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except sqlite3.Error as error:
+        print(f"pubharvest store: {args.store}: not a pubharvest store ({error})", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with open_output("jsonl", args.output) as out:
             if args.citations:
@@ -139,13 +160,13 @@ def export_store(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _open_store(path: Path | str):
+def _open_store(path: Path | str) -> Store:
     from .store import Store
 
     return Store(path)
 
 
-def _stdout_sink(run: str, target, record) -> None:
+def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
     from parsers.records import to_json
 
     sys.stdout.write(to_json(record).decode() + "\n")

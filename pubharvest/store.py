@@ -29,8 +29,7 @@ from typing import Any
 import msgspec
 
 from parsers.records import PageResult, Publication, from_json, to_json
-
-DEFAULT_STORE = "pubharvest.sqlite"
+from scrapers.job import DEFAULT_STORE
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
@@ -88,7 +87,8 @@ class _Dialect:
     def connect(self, location: str | Path):
         if str(location) != ":memory:":
             Path(location).parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(str(location))
+        # A job saves from its writer thread, one save at a time.
+        return sqlite3.connect(str(location), check_same_thread=False)
 
     def sql(self, statement: str) -> str:
         return statement

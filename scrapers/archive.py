@@ -25,7 +25,12 @@ _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
 
 
 class ArchiveWriter:
-    """Appends WARC records to a file (gzip per record when the name ends ``.gz``)."""
+    """Appends WARC records to a file (gzip per record when the name ends ``.gz``).
+
+    Not thread-safe: a job calls it from one writer thread, so that compressing and hashing
+    pages never holds up the event loop. A failed write is raised again by the next
+    ``target_done``, so that no target is committed after an archive write was lost.
+    """
 
     def __init__(self, path: Path, info: dict[str, str]) -> None:
         from warcio.warcwriter import WARCWriter
@@ -36,11 +41,26 @@ class ArchiveWriter:
         self.stream = open(path, "ab")
         self.writer = WARCWriter(self.stream, gzip=path.name.endswith(".gz"))
         self.writer.write_record(self.writer.create_warcinfo_record(path.name, info))
+        self.error: OSError | None = None
+
+    @staticmethod
+    def make_id() -> str:
+        """A fresh ``WARC-Record-ID``, to name a response before it is written."""
+        from warcio.statusandheaders import StatusAndHeadersParser
+
+        return StatusAndHeadersParser.make_warc_id()
 
     def exchange(self, method: str, url: str, request_headers: list[tuple[str, str]],
                  status: int | None = None, reason: str = "", response_headers: list[tuple[str, str]] = (),
-                 body: bytes = b"") -> str | None:
-        """Write a request and, when one came, its response; returns the response's WARC-Record-ID."""
+                 body: bytes = b"", record_id: str | None = None) -> None:
+        """Write a request and, when one came, its response (named ``record_id``)."""
+        try:
+            self._exchange(method, url, request_headers, status, reason, response_headers, body, record_id)
+        except OSError as error:
+            self.error = self.error or error
+
+    def _exchange(self, method: str, url: str, request_headers: list[tuple[str, str]], status: int | None,
+                  reason: str, response_headers: list[tuple[str, str]], body: bytes, record_id: str | None) -> None:
         from warcio.statusandheaders import StatusAndHeaders
 
         target = url.split("://", 1)[-1]
@@ -50,20 +70,20 @@ class ArchiveWriter:
             http_headers=StatusAndHeaders(f"{method} {path} HTTP/1.1", request_headers, is_http_request=True))
         if status is None:
             self.writer.write_record(request)
-            return None
+            return
         headers = [(k, v) for k, v in response_headers if k.lower() not in _DROPPED_HEADERS]
         headers.append(("Content-Length", str(len(body))))
         response = self.writer.create_warc_record(
-            url, "response", payload=BytesIO(body),
+            url, "response", payload=BytesIO(body), warc_headers_dict={"WARC-Record-ID": record_id or self.make_id()},
             http_headers=StatusAndHeaders(f"{status} {reason}".strip(), headers, protocol="HTTP/1.1"))
-        record_id = response.rec_headers.get_header("WARC-Record-ID")
-        request.rec_headers.add_header("WARC-Concurrent-To", record_id)
+        request.rec_headers.add_header("WARC-Concurrent-To", response.rec_headers.get_header("WARC-Record-ID"))
         self.writer.write_record(response)
         self.writer.write_record(request)
-        return record_id
 
     def target_done(self, run: str, key: str, outcome: str, response_ids: list[str]) -> None:
         """Record which responses make up a finished target, and make the archive durable up to here."""
+        if self.error is not None:
+            raise self.error
         payload = json.dumps({"run": run, "target": key, "outcome": outcome, "responses": response_ids}).encode()
         record = self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
                                                 warc_content_type="application/json")

@@ -36,7 +36,7 @@ from parsers.records import PageResult, from_json, to_json
 from . import sites
 from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
 from .job import Job, Target
-from .runner import Outcome, Sink, Summary, _failure
+from .runner import Outcome, Sink, Summary, _failure, _NotFound
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
@@ -120,6 +120,7 @@ class ProfileSpider(scrapy.Spider):
                 yield self.failure(target, pages, error, claim)
             return
         self.pages += 1
+        self.on_event("page", url=response.url)
         pages = [*pages, to_json(result)]
         site = sites.SITES[self.targets[target].site]
         next_url = site.next_url(response.url, len(result.publications), sites.is_partial(result))
@@ -169,11 +170,6 @@ def fetch_error(failure: Failure) -> FetchError:
     if isinstance(error, (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)) or "Timeout" in type(error).__name__:
         return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
     return _Failed(f"{type(error).__name__} fetching {failure.request.url}: {error}")
-
-
-class _NotFound(FetchError):
-    code = "not_found_or_private"
-    transient = False
 
 
 class _Failed(FetchError):

@@ -1,9 +1,12 @@
 """Fetching politely with one async httpx client: per-host pacing, robots.txt, retries, blocks.
 
-- Pacing: an ``aiolimiter`` leaky bucket per host (one request per interval), plus a random
-  jitter of up to ``jitter`` intervals, and at most ``per_host`` requests in flight per host;
-  ``concurrency`` bounds requests in flight across all hosts. A ``Retry-After`` or a robots.txt
-  ``Crawl-delay`` slows the whole host, not only the request that got it.
+- Pacing: per host, a "not before" clock: each request moves it one interval (1 / rate) plus a
+  random jitter of up to ``jitter`` intervals ahead, so two requests to a host are never closer
+  than the interval; a ``Retry-After`` moves it too, and a robots.txt ``Crawl-delay`` lengthens
+  the interval, so both slow the whole host, not only the request that got them. At most
+  ``per_host`` requests are in flight per host and ``concurrency`` across all hosts. (A leaky
+  bucket such as aiolimiter caps the average rate but lets a jittered request come closer than
+  the interval to the next, and has no notion of "not before": it was tried and replaced.)
 - Retries: ``tenacity``, exponential backoff with jitter on timeouts, connection errors, 429 and
   5xx; a ``Retry-After`` (seconds or an HTTP date) replaces the backoff for that wait.
 - robots.txt: read once per host (``protego``) before its first page; 4xx means no rules, 5xx or
@@ -19,10 +22,10 @@ import email.utils
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 import httpx
-from aiolimiter import AsyncLimiter
 from protego import Protego
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
@@ -49,7 +52,6 @@ class Response:
 class Stats:
     requests: int = 0
     retries: int = 0
-    errors: int = 0
     fetch_seconds: float = 0.0
 
 
@@ -60,8 +62,8 @@ class Host:
     name: str
     interval: float
     slots: asyncio.Semaphore
-    limiter: AsyncLimiter | None = None
-    not_before: float = 0.0
+    not_before: float = 0.0  # time.monotonic() before which no request may be sent to this host
+    pace_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     robots: Protego | None = None
     robots_error: FetchError | None = None
     robots_read: bool = False
@@ -69,9 +71,7 @@ class Host:
     blocked: str | None = None
 
     def slow_down(self, interval: float) -> None:
-        if interval > self.interval:
-            self.interval = interval
-            self.limiter = AsyncLimiter(1, interval)
+        self.interval = max(self.interval, interval)
 
 
 class _RetryLater(FetchError):
@@ -89,8 +89,9 @@ class Fetcher:
     """GETs pages for a job; one instance per job, used from one event loop."""
 
     def __init__(self, settings: FetchSettings, client: httpx.AsyncClient, archive: ArchiveWriter | None = None,
-                 on_event: Event | None = None, site_hosts: dict[str, str] | None = None) -> None:
-        self.settings, self.client, self.archive = settings, client, archive
+                 on_event: Event | None = None, site_hosts: dict[str, str] | None = None,
+                 writer: Executor | None = None) -> None:
+        self.settings, self.client, self.archive, self.writer = settings, client, archive, writer
         self.on_event = on_event or (lambda *a, **k: None)
         self.site_hosts = site_hosts or {}  # host -> site, for per-site rates
         self.hosts: dict[str, Host] = {}
@@ -102,8 +103,7 @@ class Fetcher:
         if name not in self.hosts:
             rate = self.settings.site_rates.get(self.site_hosts.get(name, ""), self.settings.rate)
             interval = 1.0 / rate if rate > 0 else 0.0
-            self.hosts[name] = Host(name, interval, asyncio.Semaphore(self.settings.per_host),
-                                    AsyncLimiter(1, interval) if interval else None)
+            self.hosts[name] = Host(name, interval, asyncio.Semaphore(self.settings.per_host))
         return self.hosts[name]
 
     def blocked_hosts(self) -> dict[str, str]:
@@ -153,6 +153,9 @@ class Fetcher:
                         self.stats.retries += 1
                     return await self._attempt(url)
         except _RetryLater as error:
+            if error.retry_after is not None and error.retry_after > self.settings.max_retry_after:
+                error.final.message += (f" (its Retry-After asks for {error.retry_after:.0f} s, more than "
+                                        f"max_retry_after = {self.settings.max_retry_after:.0f})")
             raise error.final from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -172,34 +175,41 @@ class Fetcher:
 
     async def _attempt(self, url: str) -> Response:
         host = self.host(url)
-        async with self.slots, host.slots:
-            await self._pace(host)
-            if host.blocked:
-                raise HostBlocked(f"{host.name} blocked this job earlier ({host.blocked})")
-            self.stats.requests += 1
-            started = time.perf_counter()
-            self.on_event("request", url=url)
-            try:
-                response = await self.client.get(url)
-            except _RETRYABLE_TRANSPORT as error:
-                self.stats.errors += 1
-                self._archive(url, None)
-                raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")) from None
-            finally:
-                self.stats.fetch_seconds += time.perf_counter() - started
+        async with host.slots:
+            spacing = await self._pace(host)
+            async with self.slots:  # waiting for a host's pace holds no slot other hosts could use
+                if spacing:  # count the spacing from the send, not from the end of the wait
+                    host.not_before = max(host.not_before, time.monotonic() + spacing)
+                return await self._send(host, url)
+
+    async def _send(self, host: Host, url: str) -> Response:
+        if host.blocked:
+            raise HostBlocked(f"{host.name} blocked this job earlier ({host.blocked})")
+        self.stats.requests += 1
+        started = time.perf_counter()
+        self.on_event("request", url=url)
+        try:
+            response = await self.client.get(url)
+        except _RETRYABLE_TRANSPORT as error:
+            self._archive(url, None)
+            raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")) from None
+        finally:
+            self.stats.fetch_seconds += time.perf_counter() - started
         record_id = self._archive(url, response)
         self.on_event("response", url=url, status=response.status_code)
         return self._judge(host, url, response, record_id)
 
-    async def _pace(self, host: Host) -> None:
-        wait = host.not_before - time.monotonic()
-        if wait > 0:
-            self.on_event("wait", host=host.name, seconds=wait)
-            await asyncio.sleep(wait)
-        if host.limiter is not None:
-            await host.limiter.acquire()
-            if self.settings.jitter:
-                await asyncio.sleep(random.uniform(0, self.settings.jitter * host.interval))
+    async def _pace(self, host: Host) -> float:
+        """Wait until ``host`` may get the next request, book the time after it; returns the spacing booked."""
+        async with host.pace_lock:
+            wait = host.not_before - time.monotonic()
+            while wait > 0:  # a Retry-After may push the clock on while we sleep
+                self.on_event("wait", host=host.name, seconds=wait)
+                await asyncio.sleep(wait)
+                wait = host.not_before - time.monotonic()
+            spacing = host.interval * (1 + random.uniform(0, self.settings.jitter)) if host.interval else 0.0
+            host.not_before = max(host.not_before, time.monotonic() + spacing)
+            return spacing
 
     def _judge(self, host: Host, url: str, response: httpx.Response, record_id: str | None) -> Response:
         status, body = response.status_code, response.content
@@ -209,7 +219,6 @@ class Fetcher:
             self.block(host.name, reason)
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
-            self.stats.errors += 1
             retry_after = retry_after_seconds(response.headers.get("retry-after"))
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
@@ -226,14 +235,21 @@ class Fetcher:
             self.on_event("blocked", host=host, reason=reason)
 
     def _archive(self, url: str, response: httpx.Response | None) -> str | None:
+        """Queue the exchange for the archive (on the writer thread when there is one); the response's record id."""
         if self.archive is None:
             return None
-        request_headers = list(self.client.headers.items())
         if response is None:
-            return self.archive.exchange("GET", url, request_headers)
-        return self.archive.exchange(
-            "GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
-            list(response.headers.items()), response.content)
+            args = ("GET", url, list(self.client.headers.items()))
+            record_id = None
+        else:
+            record_id = self.archive.make_id()
+            args = ("GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
+                    list(response.headers.items()), response.content, record_id)
+        if self.writer is None:
+            self.archive.exchange(*args)
+        else:
+            self.writer.submit(self.archive.exchange, *args)
+        return record_id
 
 
 def retry_after_seconds(value: str | None) -> float | None:

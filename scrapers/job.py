@@ -20,6 +20,7 @@ from . import sites
 from .errors import JobError
 
 _CONTACT = re.compile(r"@|https?://")
+DEFAULT_STORE = "pubharvest.sqlite"  # where a job file's records go when it names no output and no store
 
 
 class _Spec(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -132,7 +133,7 @@ def job_from_toml(text: str, root: Path = Path("."), default_name: str = "job") 
     except msgspec.ValidationError as error:
         raise JobError(f"bad job file: {error}") from None
     if not (spec.output or spec.store):
-        raise JobError("the job writes nowhere: set output (a JSON Lines file) and/or store (an SQLite file)")
+        spec.store = DEFAULT_STORE
     return job_from_spec(spec, root, default_name)
 
 

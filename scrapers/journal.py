@@ -30,7 +30,6 @@ class Ledger:
     output: Path | None
     run: str = ""
     finished: dict[str, str] = field(default_factory=dict)
-    resumed: bool = False
     _end: int = 0
 
     @classmethod
@@ -45,7 +44,7 @@ class Ledger:
         ledger._end = ends[-1] if ends else _size(output)
         ledger._cut_output()
         if last_run and not new_run and not set(targets) <= set(finished):
-            ledger.run, ledger.finished, ledger.resumed = last_run, finished, True
+            ledger.run, ledger.finished = last_run, finished
         else:
             ledger.run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
             ledger._append({"run": ledger.run, "event": "start", "time": _now(), "end": ledger._end})

@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import httpx
@@ -19,7 +20,7 @@ from parsers.records import PageResult, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, RobotsDisallowed
+from .errors import FetchError, HostBlocked
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
@@ -91,7 +92,9 @@ class Runner:
         self.archive = ArchiveWriter(job.warc, {"software": "pubharvest", "job": job.name, "run": ledger.run,
                                                 "http-header-user-agent": job.fetch.user_agent}) if job.warc else None
         hosts = {sites.host_of(job.base_url(s)): s for s in sites.SITES}
-        self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts)
+        # One writer thread, in submission order: archive records, then each target's commit.
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pubharvest-writer")
+        self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer)
         self.summary = Summary(run=ledger.run)
 
     async def run(self) -> Summary:
@@ -103,12 +106,15 @@ class Runner:
         tasks = [asyncio.create_task(self.target(t)) for t in todo]
         try:
             await asyncio.gather(*tasks)
-        except asyncio.CancelledError:
-            self.summary.interrupted = True
+        except BaseException as error:  # Ctrl-C cancels us; a failed write (disk full) fails a task
+            self.summary.interrupted = isinstance(error, asyncio.CancelledError)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if not self.summary.interrupted:
+                raise
         finally:
+            self.writer.shutdown(wait=True)  # commits under way when interrupted still complete
             for t in todo:
                 self.summary.outcomes.setdefault(t.key, Outcome(t.key, "pending", "interrupted",
                                                                 "the job stopped before this target finished"))
@@ -125,24 +131,32 @@ class Runner:
         try:
             pages, responses, stopped = await self.pages(target)
         except (FetchError, ParseError) as error:
-            self.finish(target, _failure(target, error))
+            await self.commit(target, _failure(target, error))
             return
-        record = sites.SITES[target.site].merge(pages)
         status = "partial" if sites.is_partial(pages[-1]) else "done"
         outcome = Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))
-        if self.archive is not None:
-            self.archive.target_done(self.ledger.run, target.key, status, [r.record_id for r in responses])
-        for sink in self.sinks:
-            sink(self.ledger.run, target, record)
-        self.ledger.commit(target.key, status, outcome.code, to_json(record))
-        self.summary.outcomes[target.key] = outcome
+        record = sites.SITES[target.site].merge(pages)
+        await self.commit(target, outcome, record, [r.record_id for r in responses])
+
+    async def commit(self, target: Target, outcome: Outcome, record: PageResult | None = None,
+                     response_ids: Sequence[str | None] = ()) -> None:
+        """Write a target's outcome on the writer thread (after its archived pages) and wait until it is durable."""
+        await asyncio.wrap_future(self.writer.submit(self._commit, target, outcome, record, response_ids))
         self.on_event("target", outcome=outcome)
 
-    def finish(self, target: Target, outcome: Outcome) -> None:
-        if outcome.status == "failed":
+    def _commit(self, target: Target, outcome: Outcome, record: PageResult | None,
+                response_ids: Sequence[str | None]) -> None:
+        # Archive, then sinks, then output and journal: a crash between any two redoes the target,
+        # and each of these steps is idempotent or cut back on resume (see journal.py).
+        if record is not None:
+            if self.archive is not None:
+                self.archive.target_done(self.ledger.run, target.key, outcome.status, list(response_ids))
+            for sink in self.sinks:
+                sink(self.ledger.run, target, record)
+            self.ledger.commit(target.key, outcome.status, outcome.code, to_json(record))
+        elif outcome.status == "failed":
             self.ledger.commit(target.key, "failed", outcome.code, None)
         self.summary.outcomes[target.key] = outcome
-        self.on_event("target", outcome=outcome)
 
     async def pages(self, target: Target) -> tuple[list[PageResult], list[Response], str | None]:
         """The parsed pages of ``target`` in order, their responses, and why paging stopped early (or None)."""
@@ -153,13 +167,14 @@ class Runner:
         while url is not None:
             try:
                 response = await self.fetch(site, url)
-            except (RobotsDisallowed, FetchError) as error:
+            except FetchError as error:
                 if not pages or error.transient:
                     raise
                 return pages, responses, f"stopped after {len(pages)} page(s): {error.message}"
             pages.append(self.parse(response))
             responses.append(response)
             self.summary.pages += 1
+            self.on_event("page", url=response.url)
             url = site.next_url(response.url, len(pages[-1].publications), sites.is_partial(pages[-1]))
         return pages, responses, None
 
@@ -207,6 +222,4 @@ async def run_job(job: Job, sinks: Sequence[Sink] = (), on_event: Callable[..., 
     async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
                                  limits=limits, follow_redirects=False, transport=transport) as client:
         runner = Runner(job, ledger, client, sinks, on_event)
-        summary = await runner.run()
-    summary.skipped = len([t for t in job.targets if t.key in ledger.finished and t.key not in summary.outcomes])
-    return summary
+        return await runner.run()

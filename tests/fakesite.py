@@ -6,7 +6,8 @@ has ``site.scholar[U]`` rows (default 4), served ``pagesize`` at a time from ``c
 "Show more" button enabled on every page but the last. MSR and Elamur serve their fixture page
 for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
 contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), ``reset`` (the
-connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``.
+connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``,
+``redirect:LOCATION`` (a 302).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class FakeSite:
 def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall
 
         def log_message(self, *args) -> None:
             pass
@@ -123,6 +125,8 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
                 return
             if name in ("slow", "hang"):
                 time.sleep(float(arg or 3600))
+            if name == "redirect":
+                return self.answer(302, "text/plain", b"", {"Location": arg})
             if name == "captcha":
                 return self.answer(200, "text/html; charset=utf-8", CAPTCHA.encode())
             if name.isdigit():

@@ -32,6 +32,11 @@ def wait_for(condition, seconds: float = 20.0) -> None:
         time.sleep(0.02)
 
 
+def journal_done(journal: Path) -> int:
+    lines = journal.read_text(encoding="utf-8").splitlines() if journal.exists() else []
+    return sum('"outcome": "done"' in line for line in lines)
+
+
 @pytest.fixture
 def hanging_job(tmp_path: Path):
     """A six-target job whose fourth target's page never comes; yields (site, job, process)."""
@@ -40,7 +45,8 @@ def hanging_job(tmp_path: Path):
         job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url}, timeout=60)
         process = start_job(job)
         try:
-            wait_for(lambda: site.paths(f"user={USERS[3]}"))
+            # Records are committed on a writer thread: wait until the first three are durable.
+            wait_for(lambda: site.paths(f"user={USERS[3]}") and journal_done(tmp_path / "job.journal") == 3)
             yield site, job, process
         finally:
             if process.poll() is None:

@@ -4,9 +4,11 @@ complete and once, a clear account of the rest, and a rerun that finishes them."
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from warcio.archiveiterator import ArchiveIterator
 
 from pubharvest.cli import main
 
@@ -135,6 +137,10 @@ def test_the_archive_reparses_to_the_records_of_the_job(site, tmp_path: Path, ca
     site.fault(f"user={SCHOLAR_B}", "500")
     job = write_job(tmp_path, EVERY_SITE, bases(("scholar", site), ("msr", site), ("elamur", site)))
     assert scrape(capsys, job)[0] == 0
+    with open(tmp_path / "out.warc.gz", "rb") as stream:
+        kinds = Counter(record.rec_type for record in ArchiveIterator(stream))
+    assert kinds["request"] == kinds["response"] == len(site.log)  # every request, the 500 and robots.txt too
+    assert kinds["metadata"] == len(EVERY_SITE)
     code = main(["parse", "--format", "jsonl", str(tmp_path / "out.warc.gz")])
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
@@ -188,3 +194,83 @@ def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["profile"]["name"] == "Olatunji Ruwase"
+
+
+def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys) -> None:
+    with FakeSite() as scholar, FakeSite() as other:
+        other.robots = "User-agent: *\nCrawl-delay: 0.4\n"
+        targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
+        targets += [{"site": "msr", "id": name} for name in ("adaexample", "bobexample", "carlaexample")]
+        job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other)),
+                        rate=5, jitter=0.5, concurrency=2)
+        assert scrape(capsys, job)[0] == 0
+    scholar_times = [t for t, _, _ in scholar.log]
+    other_times = [t for t, path, _ in other.log if "/people/" in path]
+    assert min(b - a for a, b in zip(scholar_times, scholar_times[1:])) >= 0.18  # 5 per second, less timer slack
+    assert min(b - a for a, b in zip(other_times, other_times[1:])) >= 0.38  # robots.txt's Crawl-delay wins
+    assert other_times[0] < scholar_times[-1]  # the two hosts were fetched side by side
+
+
+def test_redirects_are_followed_hop_by_hop_but_not_to_a_sign_in_page(site, tmp_path: Path, capsys) -> None:
+    site.fault("/authors/old-slug/", "redirect:/free/en/authors/olatunji-ruwase/")
+    site.fault(f"user={SCHOLAR_A}", "redirect:https://accounts.google.com/v3/signin/identifier?service=citations")
+    targets = [{"site": "elamur", "id": "old-slug"}, {"site": "scholar", "id": SCHOLAR_A}]
+    job = write_job(tmp_path, targets, bases(("scholar", site), ("elamur", site)))
+    code, err = scrape(capsys, job)
+    assert code == 1
+    assert f"scholar:{SCHOLAR_A}: not_found_or_private: Google redirected to its sign-in page" in err
+    assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == ["elamur:olatunji-ruwase"]
+
+
+def test_the_unusual_traffic_redirect_is_a_block(site, tmp_path: Path, capsys) -> None:
+    site.fault(f"user={SCHOLAR_A}", "redirect:/sorry/index?continue=x")
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
+                    bases(("scholar", site)))
+    code, err = scrape(capsys, job)
+    assert code == 3 and "unusual traffic" in err
+    assert not site.paths("/sorry/") and not site.paths(SCHOLAR_B)
+
+
+def test_a_faulty_job_accounts_for_every_target_and_a_rerun_finishes_it(tmp_path: Path, capsys) -> None:
+    with FakeSite() as scholar, FakeSite() as other:
+        scholar.scholar[SCHOLAR_A] = 250
+        scholar.fault("cstart=100", "500", "reset")
+        scholar.fault(f"user={SCHOLAR_B}", "429:1")
+        scholar.fault(f"user={SCHOLAR_C}", "503", "503", "503", "503")  # more than the 3 retries
+        other.fault("/people/adaexample/", "reset", "slow:2")
+        other.fault("/authors/no-such-author/", "404")
+        targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
+        targets += [{"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"},
+                    {"site": "elamur", "id": "no-such-author"}]
+        job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other), ("elamur", other)),
+                        concurrency=3)
+        code, err = scrape(capsys, job)
+        assert code == 1
+        assert f"scholar:{SCHOLAR_C}: http_error: HTTP 503" in err
+        assert "elamur:no-such-author: http_error: HTTP 404" in err
+        assert "1 target(s) pending" in err and "4 done, 1 failed, 1 pending" in err
+        first = [profile_key(r) for r in records(tmp_path / "out.jsonl")]
+        assert sorted(first) == sorted([f"scholar:{SCHOLAR_A}", f"scholar:{SCHOLAR_B}", "msr:adaexample",
+                                        "elamur:olatunji-ruwase"])
+        code, err = scrape(capsys, job)
+        assert code == 0, err
+        assert "1 done, 5 already finished" in err
+        assert not other.paths("no-such-author")[1:], "a failed target is finished for its run"
+    got = records(tmp_path / "out.jsonl")
+    assert [profile_key(r) for r in got] == first + [f"scholar:{SCHOLAR_C}"]
+    assert len(got[first.index(f"scholar:{SCHOLAR_A}")]["publications"]) == 250
+
+
+def test_store_export_refuses_a_missing_or_foreign_file_in_one_line(tmp_path: Path, capsys) -> None:
+    foreign = tmp_path / "notes.sqlite"
+    foreign.write_text("not a database", encoding="utf-8")
+    for path in (foreign, tmp_path / "missing.sqlite"):
+        assert main(["store", "export", "--store", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_one_off_flags_are_refused_beside_a_job_file(tmp_path: Path, capsys) -> None:
+    job = write_job(tmp_path, [{"site": "elamur", "id": "olatunji-ruwase"}], {})
+    code, err = scrape(capsys, job, "--robots", "ignore")
+    assert code == 2 and "--robots belongs to the one-off form" in err
