@@ -1,5 +1,5 @@
 """Helpers for Scrapy-engine and worker tests: the CLI in a subprocess (Scrapy's reactor runs once
-per process), a fake site that answers slowly, and the servers CI starts."""
+per process), and the servers CI starts."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ import secrets
 import subprocess
 import sys
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from fakesite import FakeSite
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,23 +32,6 @@ def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None)
 def start_cli(*args: str, env: dict[str, str] | None = None, log: Path | None = None) -> subprocess.Popen:
     stream = open(log, "w") if log else subprocess.DEVNULL
     return subprocess.Popen(cli(*args), stdout=stream, stderr=stream, env={**os.environ, **(env or {})}, cwd=ROOT)
-
-
-class SlowSite(FakeSite):
-    """The fake site, answering every page after ``delay`` seconds (as a far-away server would)."""
-
-    def __init__(self, delay: float = 0.0, port: int = 0) -> None:
-        super().__init__(port)
-        self.delay = delay
-
-    def page(self, path: str) -> tuple[int, str, bytes]:
-        if self.delay and not path.startswith("/robots.txt"):
-            time.sleep(self.delay)
-        return super().page(path)
-
-    def page_counts(self) -> Counter:
-        """How many times each page (robots.txt aside) was requested."""
-        return Counter(p for p in self.paths() if not p.startswith("/robots.txt"))
 
 
 def service(variable: str) -> str:
