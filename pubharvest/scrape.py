@@ -76,6 +76,9 @@ def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
         except ImportError as error:
             raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
                            "pip install 'pubharvest[scrapy]'") from None
+        if args.redis and job.warc:
+            print(f"pubharvest scrape: note: workers sharing a queue write no WARC archive ({job.warc} is not written)",
+                  file=sys.stderr)
         return crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
     from scrapers import run_job
 
@@ -174,4 +177,8 @@ def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
 
 
 def _rerun_command(args: argparse.Namespace) -> str:
-    return f"pubharvest scrape {args.job}" if args.job else "the same command"
+    from .store import without_password
+
+    redis = f" --redis {without_password(args.redis)}" if args.redis else ""
+    engine = "" if args.engine == "httpx" else f" --engine {args.engine}{redis}"
+    return f"pubharvest scrape {args.job}{engine}" if args.job else "the same command"

@@ -118,7 +118,7 @@ class _Postgres(_Dialect):
             return psycopg.connect(str(location), autocommit=True, connect_timeout=10)
         except psycopg.Error as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise StoreError(f"cannot open the store at {_without_password(str(location))}: {first_line}") from None
+            raise StoreError(f"cannot open the store at {without_password(str(location))}: {first_line}") from None
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"
@@ -137,8 +137,13 @@ class _Postgres(_Dialect):
                 db.execute(statement)
 
 
-def _without_password(url: str) -> str:
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+def without_password(url: str) -> str:
+    """``url`` with its password masked, for messages.
+
+    >>> without_password("postgresql://harvest:secret@db/pubharvest"), without_password("redis://:pw@q:6379/0")
+    ('postgresql://harvest:***@db/pubharvest', 'redis://:***@q:6379/0')
+    """
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
 class _Sql:

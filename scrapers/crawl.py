@@ -34,11 +34,13 @@ from parsers import ParseError, parse
 from parsers.records import PageResult, from_json, to_json
 
 from . import sites
+from .archive import ArchiveWriter
 from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
 from .job import Job, Target
 from .runner import Outcome, Sink, Summary, _failure, _NotFound
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
+ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
 RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 Event = Callable[..., None]
 
@@ -51,6 +53,7 @@ class Finished:
     outcome: Outcome
     record: PageResult | None = None
     claim: bytes | None = None
+    archived: tuple[str, ...] = ()  # WARC-Record-IDs of the record's pages, in order
 
 
 class HostStopped(IgnoreRequest):
@@ -99,15 +102,17 @@ class ProfileSpider(scrapy.Spider):
 
     def first_requests(self, targets: Sequence[Target], fresh: bool = False) -> list[Request]:
         """The first page request of each target (``fresh``: past the duplicate filter)."""
-        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [],
+        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [], [],
                                   dont_filter=fresh) for t in targets]
 
-    def page_request(self, url: str, target: str, pages: list[bytes], claim: bytes | None = None,
+    def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str], claim: bytes | None = None,
                      dont_filter: bool = False) -> Request:
-        return Request(url, callback=self.parse_page, errback=self.failed, cb_kwargs={"target": target, "pages": pages},
-                       meta={CLAIM: claim} if claim else {}, dont_filter=dont_filter)
+        return Request(url, callback=self.parse_page, errback=self.failed, dont_filter=dont_filter,
+                       cb_kwargs={"target": target, "pages": pages, "archived": archived},
+                       meta={CLAIM: claim} if claim else {})
 
-    def parse_page(self, response: Response, target: str, pages: list[bytes]) -> Iterator[Request | Finished]:
+    def parse_page(self, response: Response, target: str, pages: list[bytes],
+                   archived: list[str]) -> Iterator[Request | Finished]:
         """The next page's request, or the target's ``Finished`` item."""
         claim = response.meta.get(CLAIM)
         try:
@@ -115,37 +120,40 @@ class ProfileSpider(scrapy.Spider):
         except ParseError as error:
             if error.code == "blocked":  # a block page the middleware did not know; stop the host all the same
                 self.stop_host(sites.host_of(response.url), error.message)
-                yield self.failure(target, pages, HostBlocked(f"{sites.host_of(response.url)}: {error.message}"), claim)
-            else:
-                yield self.failure(target, pages, error, claim)
+                error = HostBlocked(f"{sites.host_of(response.url)}: {error.message}")
+            yield self.failure(target, pages, archived, error, claim)
             return
         self.pages += 1
         self.on_event("page", url=response.url)
         pages = [*pages, to_json(result)]
+        archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
         site = sites.SITES[self.targets[target].site]
         next_url = site.next_url(response.url, len(result.publications), sites.is_partial(result))
         if next_url is None:
-            yield self.finished(target, pages, None, claim)
+            yield self.finished(target, pages, archived, None, claim)
         else:
-            yield self.page_request(next_url, target, pages, claim)
+            yield self.page_request(next_url, target, pages, archived, claim)
 
     def failed(self, failure: Failure) -> Iterator[Finished]:
         request = failure.request
-        target, pages = request.cb_kwargs["target"], request.cb_kwargs["pages"]
-        yield self.failure(target, pages, fetch_error(failure), request.meta.get(CLAIM))
+        kwargs = request.cb_kwargs
+        yield self.failure(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
+                           request.meta.get(CLAIM))
 
-    def failure(self, target: str, pages: list[bytes], error: FetchError | ParseError, claim: bytes | None) -> Finished:
+    def failure(self, target: str, pages: list[bytes], archived: list[str], error: FetchError | ParseError,
+                claim: bytes | None) -> Finished:
         """A target's end after a failed page: a partial record when earlier pages stand, else no record."""
         if pages and isinstance(error, FetchError) and not error.transient:
-            return self.finished(target, pages, f"stopped after {len(pages)} page(s): {error.message}", claim)
+            return self.finished(target, pages, archived, f"stopped after {len(pages)} page(s): {error.message}", claim)
         return Finished(target, _failure(self.targets[target], error), None, claim)
 
-    def finished(self, target: str, pages: list[bytes], stopped: str | None, claim: bytes | None) -> Finished:
+    def finished(self, target: str, pages: list[bytes], archived: list[str], stopped: str | None,
+                 claim: bytes | None) -> Finished:
         results = [from_json(page) for page in pages]
         record = sites.SITES[self.targets[target].site].merge(results)
         status = "partial" if sites.is_partial(results[-1]) else "done"
         outcome = Outcome(target, status, "partial" if stopped else None, stopped, len(results))
-        return Finished(target, outcome, record, claim)
+        return Finished(target, outcome, record, claim, tuple(archived))
 
     def stop_host(self, host: str, reason: str) -> None:
         if self.blocks.block(host, reason):
@@ -209,12 +217,31 @@ class BlockMiddleware:
 
     def process_response(self, request: Request, response: Response) -> Response:
         self.spider.on_event("response", url=response.url, status=response.status)
+        archive = self.spider.engine.archive
+        if archive is not None:
+            request.meta[ARCHIVED] = archive.make_id()
+            archive.exchange("GET", request.url, _headers(request.headers), response.status,
+                             _reason(response.status), _headers(response.headers), response.body,
+                             request.meta[ARCHIVED])
         reason = sites.block_reason(response.status, response.url, response.body, ok_pages=True)
         if reason:
             host = sites.host_of(response.url)
             self.spider.stop_host(host, reason)
             raise HostStopped(f"{host}: {reason}")
         return response
+
+
+def _headers(headers: Any) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), b", ".join(v).decode("latin-1")) for k, v in headers.items()]
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 class RecordPipeline:
@@ -236,16 +263,18 @@ class CrawlEngine:
     """What a crawl writes to and reports: sinks, ledger, summary and, with Redis, the shared queue."""
 
     def __init__(self, job: Job, ledger: Any, sinks: Sequence[Sink], on_event: Event | None = None,
-                 coordinator: Any = None) -> None:
+                 coordinator: Any = None, archive: ArchiveWriter | None = None) -> None:
         self.job, self.ledger, self.sinks = job, ledger, list(sinks)
         self.on_event = on_event or (lambda *a, **k: None)
-        self.coordinator = coordinator
+        self.coordinator, self.archive = coordinator, archive
         self.summary = Summary(run=ledger.run)
 
     def settle(self, item: Finished) -> None:
         """Write a target's record (sinks first, then the ledger, as the httpx runner does) and note its outcome."""
         target = next(t for t in self.job.targets if t.key == item.target)
         if item.record is not None:
+            if self.archive is not None:
+                self.archive.target_done(self.ledger.run, target.key, item.outcome.status, list(item.archived))
             for sink in self.sinks:
                 sink(self.ledger.run, target, item.record)
         outcome = item.outcome
@@ -300,7 +329,11 @@ class CrawlEngine:
         unfinished = len(self.unsettled())
         self.on_event("start", targets=unfinished, skipped=len(self.job.targets) - unfinished)
         process.crawl(crawler, engine=self, seeds=seeds, fresh=fresh, blocks=blocks)
-        process.start()
+        try:
+            process.start()
+        finally:
+            if self.archive is not None:
+                self.archive.close()
         return self.summarise(crawler, started)
 
     def summarise(self, crawler: Any, started: float) -> Summary:
@@ -333,7 +366,9 @@ def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = Non
     from .journal import Ledger
 
     ledger = Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run)
-    engine = CrawlEngine(job, ledger, sinks, on_event)
+    archive = ArchiveWriter(job.warc, {"software": "pubharvest", "engine": "scrapy", "job": job.name, "run": ledger.run,
+                                       "http-header-user-agent": job.fetch.user_agent}) if job.warc else None
+    engine = CrawlEngine(job, ledger, sinks, on_event, archive=archive)
     todo = [t for t in job.targets if t.key not in ledger.finished]
     summary = engine.crawl(todo)
     summary.skipped = len(job.targets) - len(todo)

@@ -29,7 +29,7 @@ def faults(site: FakeSite) -> None:
     site.fault("/people/adaexample/", "reset")
 
 
-def test_the_scrapy_engine_gives_the_records_of_the_default_engine(tmp_path: Path, capsys) -> None:
+def test_the_scrapy_engine_gives_the_records_and_archive_of_the_default_engine(tmp_path: Path, capsys) -> None:
     with FakeSite() as site:
         site.scholar[SCHOLAR_A] = 250  # three pages, the second failing once
         bases = {"scholar": site.url, "msr": site.url, "elamur": site.url}
@@ -46,6 +46,9 @@ def test_the_scrapy_engine_gives_the_records_of_the_default_engine(tmp_path: Pat
     assert len(by_scrapy) == 4 and by_scrapy == by_httpx
     stored = [run_cli("store", "export", "--store", str(tmp_path / e / "store.sqlite")).stdout for e in ("httpx", "scrapy")]
     assert stored[0] == stored[1] and stored[0].count("\n") == 4
+    reparsed = run_cli("parse", "--format", "jsonl", str(tmp_path / "scrapy" / "out.warc.gz"))
+    assert reparsed.returncode == 0 and reparsed.stderr == ""
+    assert reparsed.stdout == (tmp_path / "scrapy" / "out.jsonl").read_text(encoding="utf-8"), "the archive re-parses to the records"
 
 
 def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> None:
