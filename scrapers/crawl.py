@@ -86,10 +86,10 @@ class ProfileSpider(scrapy.Spider):
 
     name = "pubharvest"
 
-    def __init__(self, engine: CrawlEngine, seeds: Sequence[Target], fresh: bool = False,
-                 blocks: Blocks | None = None, **kwargs: Any) -> None:
+    def __init__(self, engine: CrawlEngine, seeds: Sequence[Target], blocks: Blocks | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.engine, self.job, self.seeds, self.fresh = engine, engine.job, list(seeds), fresh
+        self.engine, self.job, self.seeds = engine, engine.job, list(seeds)
         self.targets = {t.key: t for t in engine.job.targets}
         self.blocks = blocks or Blocks()
         self.on_event = engine.on_event
@@ -97,17 +97,17 @@ class ProfileSpider(scrapy.Spider):
         self.close_reason: str | None = None
 
     async def start(self) -> Any:
-        for request in self.first_requests(self.seeds, self.fresh):
+        for request in self.first_requests(self.seeds):
             yield request
 
-    def first_requests(self, targets: Sequence[Target], fresh: bool = False) -> list[Request]:
-        """The first page request of each target (``fresh``: past the duplicate filter)."""
-        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [], [],
-                                  dont_filter=fresh) for t in targets]
+    def first_requests(self, targets: Sequence[Target]) -> list[Request]:
+        """The first page request of each target."""
+        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [], [])
+                for t in targets]
 
-    def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str], claim: bytes | None = None,
-                     dont_filter: bool = False) -> Request:
-        return Request(url, callback=self.parse_page, errback=self.failed, dont_filter=dont_filter,
+    def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str],
+                     claim: bytes | None = None) -> Request:
+        return Request(url, callback=self.parse_page, errback=self.failed,
                        cb_kwargs={"target": target, "pages": pages, "archived": archived},
                        meta={CLAIM: claim} if claim else {})
 
@@ -316,7 +316,7 @@ class CrawlEngine:
             settings.update(self.coordinator.scrapy_settings())
         return settings
 
-    def crawl(self, seeds: Sequence[Target], fresh: bool = False, blocks: Blocks | None = None) -> Summary:
+    def crawl(self, seeds: Sequence[Target], blocks: Blocks | None = None) -> Summary:
         """Run the spider over ``seeds`` in this process until the crawl ends (or Ctrl-C stops it)."""
         started = time.perf_counter()
         logging.getLogger("scrapy").propagate = True
@@ -328,7 +328,7 @@ class CrawlEngine:
             crawler.signals.connect(self.coordinator.on_closed, signal=signals.spider_closed)
         unfinished = len(self.unsettled())
         self.on_event("start", targets=unfinished, skipped=len(self.job.targets) - unfinished)
-        process.crawl(crawler, engine=self, seeds=seeds, fresh=fresh, blocks=blocks)
+        process.crawl(crawler, engine=self, seeds=seeds, blocks=blocks)
         try:
             process.start()
         finally:

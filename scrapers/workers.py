@@ -72,9 +72,8 @@ class Coordinator:
 
     # -- the run and its seeds ---------------------------------------------------------------
 
-    def begin(self, new_run: bool = False) -> tuple[str, list[Target], bool]:
-        """The run id, the targets to seed, and whether they must pass the duplicate filter anew
-        (when a run left unfinished starts again, its pages are in the filter already).
+    def begin(self, new_run: bool = False) -> tuple[str, list[Target]]:
+        """The run id and the targets to seed (none when the run is under way: this worker joins it).
 
         Call it holding ``seeding()``, and seed before letting go, so that only one worker seeds a run.
         """
@@ -86,24 +85,26 @@ class Coordinator:
             self.server.delete(self.key("requests"), self.key("dupefilter"), self.key("finished"),
                                self.key("blocked"), *self.server.scan_iter(match=self.key("claims", "*")))
             self.server.set(self.key("run"), run)
-            return run, list(self.job.targets), False
+            return run, list(self.job.targets)
         self.recover()
         if self.server.llen(self.key("requests")) or self.claimed():
-            return run, [], False  # the run is under way: join it
-        # a run left unfinished (a block, an interrupted job): its rest starts again
-        self.server.delete(self.key("blocked"))
-        return run, [t for t in self.job.targets if t.key not in finished], True
+            return run, []
+        # A run left unfinished (a block, an interrupted job): its unfinished targets start again
+        # from their first page. Their pages are in the duplicate filter, and only theirs could be
+        # queued again (finished targets are not seeded), so the filter starts afresh.
+        self.server.delete(self.key("blocked"), self.key("dupefilter"))
+        return run, [t for t in self.job.targets if t.key not in finished]
 
     def seeding(self) -> Any:
         """The lock one worker holds while it decides on and queues a run's seeds."""
         return self.server.lock(self.key("seeding"), timeout=60, blocking_timeout=60)
 
-    def seed(self, spider: Any, targets: Sequence[Target], fresh: bool) -> None:
-        """Queue the first request of each target, through the run's duplicate filter unless ``fresh``."""
+    def seed(self, spider: Any, targets: Sequence[Target]) -> None:
+        """Queue the first request of each target, through the run's duplicate filter."""
         queue = ClaimQueue(self.server, spider, self.key("requests"))
         seen = RFPDupeFilter(self.server, self.key("dupefilter"))
-        for request in spider.first_requests(targets, fresh):
-            if fresh or not seen.request_seen(request):
+        for request in spider.first_requests(targets):
+            if not seen.request_seen(request):
                 queue.push(request)
 
     def finished(self) -> dict[str, str]:
@@ -179,11 +180,17 @@ class ClaimQueue(Base):
         return self.server.llen(self.key)
 
     def push(self, request: Any) -> None:
-        """Queue ``request``; if it succeeds a claimed request, drop that claim in the same transaction."""
+        """Queue ``request``; if it succeeds a claimed request, drop that claim in the same transaction.
+
+        A successor (a target's next page, a retry, a redirect) goes to the head of the queue, so
+        that targets are finished one after another rather than all half-fetched at once.
+        """
         parent = request.meta.pop(CLAIM, None)
         pipe = self.server.pipeline(transaction=True)
-        pipe.lpush(self.key, self._encode_request(request))
-        if parent is not None:
+        if parent is None:
+            pipe.lpush(self.key, self._encode_request(request))
+        else:
+            pipe.rpush(self.key, self._encode_request(request))
             pipe.lrem(self.coordinator.claims, 1, parent)
         pipe.execute()
 
@@ -252,9 +259,9 @@ def join_job(job: Job, redis_url: str, sinks: Sequence[Sink] = (), on_event: Cal
     ttl = float(os.environ.get("PUBHARVEST_WORKER_TTL") or DEFAULT_TTL)
     coordinator = Coordinator.connect(redis_url, job, ttl=ttl)
     with coordinator.seeding():
-        run, seeds, fresh = coordinator.begin(new_run=new_run)
+        run, seeds = coordinator.begin(new_run=new_run)
         engine = CrawlEngine(job, SharedLedger(coordinator, run, job.output), sinks, on_event, coordinator)
-        coordinator.seed(ProfileSpider(engine=engine, seeds=[]), seeds, fresh)
+        coordinator.seed(ProfileSpider(engine=engine, seeds=[]), seeds)
     summary = engine.crawl([], blocks=SharedBlocks(coordinator))
     summary.skipped = len(coordinator.finished()) - sum(o.status in FINISHED for o in summary.outcomes.values())
     return summary

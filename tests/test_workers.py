@@ -145,3 +145,26 @@ def test_a_rerun_of_a_finished_shared_job_starts_a_new_run(tmp_path: Path, site:
     db = stored(postgres_url)
     assert len(db["snapshots"]) == 2, "a citation snapshot per publication per run"
     assert max(site.page_counts().values()) == 2
+
+
+def test_a_captcha_seen_by_one_worker_stops_the_host_for_both(tmp_path: Path, site: SlowSite, redis_url: str,
+                                                               postgres_url: str) -> None:
+    site.fault(f"user={SCHOLARS[5]}", "captcha")
+    job = shared_job(tmp_path, site, postgres_url)
+    workers = [worker(job, redis_url, n, tmp_path) for n in (1, 2)]
+    codes = [w.wait(timeout=120) for w in workers]
+    logs = [(tmp_path / f"w{n}.log").read_text() for n in (1, 2)]
+    assert 3 in codes and set(codes) <= {0, 3}, logs
+    captcha = next(t for t, path, _ in site.log if SCHOLARS[5] in path)
+    # the other worker may have had one request on its way when the CAPTCHA came; nothing later
+    assert len([path for t, path, _ in site.log if t > captcha]) <= 1, site.log
+    assert any("blocked" in log and "pending" in log for log in logs)
+    finished_before = stored(postgres_url)["profiles"]
+    assert len(finished_before) < len(targets())
+    served = len(site.log)
+    rerun = worker(job, redis_url, 3, tmp_path)
+    assert rerun.wait(timeout=120) == 0, (tmp_path / "w3.log").read_text()
+    assert_every_record_once(postgres_url, [tmp_path / f"w{n}.jsonl" for n in (1, 2, 3)])
+    again = [path for _, path, _ in site.log[served:] if not path.startswith("/robots.txt")]
+    assert not [p for p in again if any(f"user={k.split(':')[1]}&" in p for k in finished_before)], \
+        "a finished target is not fetched again"
