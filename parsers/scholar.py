@@ -531,15 +531,29 @@ def looks_like_author_list(title: str | None) -> bool:
     True
     >>> looks_like_author_list("Black pepper, its pungent principle, and health")
     False
+    >>> looks_like_author_list("Machine Learning, Data Science, and Neural Networks")
+    False
     """
     if not title or title.count(",") + title.count(" and ") < 2:
         return False
     parts = [re.sub(r"^and\s+", "", p.strip()) for p in re.split(r",|\band\b", title) if p.strip()]
     if len(parts) < 3:
         return False
-    names = [p for p in parts if 2 <= len(p.split()) <= 4 and all(
-        _NAME_WORD.match(w) and w[0].isupper() for w in p.split())]
-    return len(names) >= 0.8 * len(parts)
+    return sum(1 for part in parts if _looks_like_full_name(part)) >= 0.8 * len(parts)
+
+
+# Title-case topic lists ("Trust, Privacy, and Security Engineering") look like names too; words
+# with these endings are common in topics and rare in personal names.
+# (Not "-ing", "-ence" or "-ment": Ding, Florence and Clement are names.)
+_TOPIC_ENDINGS = ("tion", "sion", "ness", "ity", "ics", "ogy", "ism", "learning", "computing", "engineering",
+                  "processing", "mining", "management", "development", "works", "systems", "models", "data",
+                  "science", "sciences", "intelligence", "security", "privacy")
+
+
+def _looks_like_full_name(part: str) -> bool:
+    words = part.split()
+    return 2 <= len(words) <= 4 and all(
+        _NAME_WORD.match(w) and w[0].isupper() and not w.lower().endswith(_TOPIC_ENDINGS) for w in words)
 
 
 # --- row fragments and the "show more" payload -------------------------------------------
@@ -600,9 +614,14 @@ def _parse_saved_table(doc: Document) -> PageResult:
         row = _TABLE_ROW.match(line)
         if row:
             result.publications.append(_table_row_publication(row, result))
+            trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
-    result.profile = Profile(coauthors=[coauthor_from_glued_text(line) for line in trailing])
+    coauthors = [coauthor_from_glued_text(line) for line in trailing]
+    for line, coauthor in zip(trailing, coauthors):
+        if coauthor is None:
+            result.warn("ignored_line", f"a line after the table is not a co-author: {line[:80]!r}")
+    result.profile = Profile(coauthors=[c for c in coauthors if c is not None])
     return result
 
 
@@ -684,7 +703,13 @@ def _name_end(words: list[str], start: int) -> int | None:
 
 
 def _is_initials(word: str) -> bool:
-    return 1 <= len(word) <= 4 and word.isalpha() and word.isupper()
+    letters = word.replace("-", "")  # "J-P Dupont"
+    return 1 <= len(letters) <= 4 and letters.isalpha() and letters.isupper()
+
+
+def _looks_like_person(text: str) -> bool:
+    words = text.split()
+    return 2 <= len(words) <= 5 and all(w[0].isupper() for w in words)
 
 
 def _is_family_word(word: str) -> bool:
@@ -692,8 +717,9 @@ def _is_family_word(word: str) -> bool:
         word and word[0].isupper() and any(c.islower() for c in word) and _NAME_WORD.match(word))
 
 
-def coauthor_from_glued_text(line: str) -> Coauthor:
-    """A co-author from the sidebar text saved without separators.
+def coauthor_from_glued_text(line: str) -> Coauthor | None:
+    """A co-author from the sidebar text saved without separators; None for a line that is
+    neither run-together parts nor a bare name (a heading, a button label).
 
     >>> c = coauthor_from_glued_text("He YuxiongSnowflakeVerified email at snowflake.com")
     >>> c.name, c.affiliation, c.email_domain
@@ -703,5 +729,7 @@ def coauthor_from_glued_text(line: str) -> Coauthor:
     domain = _DOMAIN.findall(parts[-1]) if len(parts) > 1 else []
     if domain:
         parts = parts[:-1]
+    if len(parts) == 1 and not domain and not _looks_like_person(parts[0]):
+        return None
     return Coauthor(name=parts[0].strip(), affiliation=clean_or_none("".join(parts[1:])),
                     email_domain=domain[-1].lower() if domain else None)

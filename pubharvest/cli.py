@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-FORMATS = ("json", "jsonl", "csv")
+FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
@@ -27,19 +27,38 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     parse = commands.add_parser("parse", help="parse saved pages into records",
                                 description="Parse saved pages (files, folders read recursively, or - for "
-                                            "stdin; .gz read transparently). Exit 0 when every input "
+                                            "stdin; .gz read transparently; a .warc/.warc.gz archive gives "
+                                            "the records of the job that wrote it). Exit 0 when every input "
                                             "parsed, 1 when any failed, 2 for usage errors.")
     parse.add_argument("paths", nargs="+", metavar="PATH")
     parse.add_argument("--format", "-f", choices=FORMATS, default="json",
                        help="json: an array of page results; jsonl: one page result per line; "
-                            "csv: one row per publication (default: json)")
+                            "csv: one row per publication; bibtex, csl-json: one entry per publication "
+                            "(default: json)")
     parse.add_argument("-o", "--output", metavar="FILE",
                        help="write here (atomically: a temporary file, then a rename) instead of stdout")
     parse.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
-    commands.add_parser("schema", help="print the JSON Schema of the records")
+    schema = commands.add_parser("schema", help="print the JSON Schema of the records")
+    schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
+    add_merge_command(commands)
     _add_scrape(commands)
     _add_store(commands)
     return parser
+
+
+def add_merge_command(commands: argparse._SubParsersAction) -> None:
+    merge = commands.add_parser(
+        "merge", help="one record per paper (and per person) across saved pages and parsed records",
+        description="Merge saved pages and records written by `pubharvest parse` (JSON or JSON Lines of "
+                    "page results): one record per paper, matched by identifiers, else by title and "
+                    "year. Exit 0 when every input was read, 1 when any failed, 2 for usage errors.")
+    merge.add_argument("paths", nargs="+", metavar="INPUT")
+    merge.add_argument("--format", "-f", choices=FORMATS, default="json",
+                       help="json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper; "
+                            "bibtex, csl-json: one entry per paper (default: json)")
+    merge.add_argument("-o", "--output", metavar="FILE",
+                       help="write here (atomically: a temporary file, then a rename) instead of stdout")
+    merge.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
 
 
 def _add_scrape(commands: argparse._SubParsersAction) -> None:
@@ -89,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         if args.command == "schema":
-            return _schema()
+            return _schema(getattr(args, "merged", False))
+        if args.command == "merge":
+            return _merge(args)
         if args.command == "scrape":
             from .scrape import scrape
 
@@ -105,12 +126,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error of ours
         return EXIT_OK
+    except OSError as error:  # inputs' errors are caught per input: this is the output's
+        print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
+              file=sys.stderr)
+        return EXIT_FAILED
 
 
-def _schema() -> int:
+def _schema(merged: bool = False) -> int:
     import json
 
-    from parsers import json_schema
+    if merged:
+        from .merge import merged_json_schema as json_schema
+    else:
+        from parsers import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return EXIT_OK
@@ -160,6 +188,32 @@ def _parse_archive(name: str, out) -> int:
     return failures
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from parsers import ParseError
+
+    from .inputs import read_results
+    from .merge import merge
+    from .output import MERGED_WRITERS, open_output
+
+    failures, pages = 0, []
+    for name, read in iter_inputs(args.paths):
+        try:
+            pages += [(name, result) for result in read_results(read(), url=args.url)]
+        except (ParseError, OSError) as error:
+            failures += 1
+            print(failure_line(name, error), file=sys.stderr)
+    with open_output(args.format, args.output, MERGED_WRITERS) as out:
+        out.write(merge(pages))
+    return EXIT_FAILED if failures else EXIT_OK
+
+
+def failure_line(name: str, error: Exception) -> str:
+    """The one stderr line for an input that failed: ``path: code: message``."""
+    if isinstance(error, OSError):
+        return f"{name}: unreadable: {error.strerror or error}"
+    return f"{name}: {error.code}: {error.message}"
+
+
 def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, callable]]:
     """``(name, read)`` for every input, in command-line order; folders are walked in sorted order."""
     for raw in paths:
@@ -185,7 +239,8 @@ def _is_page_file(path: Path, root: Path) -> bool:
 
 
 def _is_records_file(path: Path) -> bool:
-    """A JSON file of pubharvest records (or a fixture's expected outcome) rather than a page."""
+    """A JSON file of pubharvest records (page results, a merge, or a fixture's expected outcome)
+    rather than a page."""
     import json
 
     try:
@@ -193,7 +248,8 @@ def _is_records_file(path: Path) -> bool:
     except (ValueError, OSError):
         return False
     items = data if isinstance(data, list) else [data]
-    return all(isinstance(i, dict) and ({"site", "page"} <= i.keys() or "error" in i) for i in items)
+    return all(isinstance(i, dict) and ({"site", "page"} <= i.keys() or "error" in i
+                                        or {"profiles", "papers"} <= i.keys()) for i in items)
 
 
 if __name__ == "__main__":

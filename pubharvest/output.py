@@ -1,4 +1,5 @@
-"""Writing page results as JSON, JSON Lines or CSV, to stdout or atomically to a file.
+"""Writing page results (or merged records) as JSON, JSON Lines, CSV, BibTeX or CSL-JSON, to stdout
+or atomically to a file.
 
 >>> neutralise("=HYPERLINK(1)"), neutralise("-5"), neutralise("Nature")
 ("'=HYPERLINK(1)", "'-5", 'Nature')
@@ -9,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import os
 import sys
 import tempfile
@@ -17,6 +19,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers.records import PageResult, Publication, to_json
+
+from .bibtex import bibtex_entry
+from .citable import Citable
+from .csl import csl_item
+from .keys import Keys
+from .merge import MergeResult, Paper
 
 CSV_COLUMNS = (
     "site", "page", "profile_name", "title", "authors", "authors_truncated", "venue", "venue_truncated",
@@ -89,17 +97,119 @@ def neutralise(value: Any) -> Any:
     return value
 
 
-WRITERS = {"json": JsonWriter, "jsonl": JsonLinesWriter, "csv": CsvWriter}
+def citables(result: PageResult | MergeResult) -> list[Publication] | list[Paper]:
+    """The papers of a page result or of a merge: what the BibTeX and CSL-JSON writers export."""
+    return result.papers if isinstance(result, MergeResult) else result.publications
+
+
+class BibtexWriter:
+    """One BibTeX entry per publication (or merged paper), keys unique across the whole output."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream, self.keys = stream, Keys()
+
+    def write(self, result: PageResult | MergeResult) -> None:
+        for pub in citables(result):
+            self.stream.write(bibtex_entry(pub, self.keys.key(pub)) + "\n\n")
+
+    def close(self) -> None:
+        pass
+
+
+class CslJsonWriter:
+    """A JSON array of CSL-JSON items, one per publication (or merged paper), ids unique."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream, self.keys, self.count = stream, Keys(), 0
+
+    def write(self, result: PageResult | MergeResult) -> None:
+        for pub in citables(result):
+            self.write_item(pub)
+
+    def write_item(self, pub: Citable) -> None:
+        item = json.dumps(csl_item(pub, self.keys.key(pub)), ensure_ascii=False)
+        self.stream.write(("[\n" if self.count == 0 else ",\n") + item)
+        self.count += 1
+
+    def close(self) -> None:
+        self.stream.write("[]\n" if self.count == 0 else "\n]\n")
+
+
+class MergedJsonWriter:
+    """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, merged: MergeResult) -> None:
+        self.stream.write(to_json(merged).decode() + "\n")
+
+    def close(self) -> None:
+        pass
+
+
+class MergedJsonLinesWriter(MergedJsonWriter):
+    """One merged paper per line (the profiles are in the JSON form only)."""
+
+    def write(self, merged: MergeResult) -> None:
+        for paper in merged.papers:
+            self.stream.write(to_json(paper).decode() + "\n")
+
+
+MERGED_CSV_COLUMNS = (
+    "key", "title", "authors", "authors_truncated", "venue", "venue_truncated", "year", "date", "type",
+    "citations_max", "citations_scholar", "citations_msr", "citations_elamur", "sites", "matched_by",
+    "arxiv", "doi", "isbn", "report_number", "patent_number", "url", "publisher",
+)
+
+
+class MergedCsvWriter:
+    """One row per merged paper, each site's citation count in its own column; spreadsheet-safe."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.writer = csv.writer(stream, lineterminator="\n")
+        self.writer.writerow(MERGED_CSV_COLUMNS)
+
+    def write(self, merged: MergeResult) -> None:
+        for paper in merged.papers:
+            self.writer.writerow([neutralise(v) for v in merged_csv_row(paper)])
+
+    def close(self) -> None:
+        pass
+
+
+def merged_csv_row(paper: Paper) -> list[Any]:
+    """The CSV cells of one merged paper, in ``MERGED_CSV_COLUMNS`` order."""
+    ids = paper.ids
+    return [
+        paper.key, paper.title, "; ".join(paper.authors), paper.authors_truncated, paper.venue,
+        paper.venue_truncated, paper.year, paper.date, paper.type, paper.citations_max,
+        *(site_citations(paper, site) for site in ("scholar", "msr", "elamur")),
+        " ".join(s.site for s in paper.sources), " ".join(sorted({m.reason for m in paper.matched_by})),
+        ids.arxiv, ids.doi, ids.isbn, ids.report_number, ids.patent_number, paper.url, paper.publisher,
+    ]
+
+
+def site_citations(paper: Paper, site: str) -> int | None:
+    """The highest citation count the sources of one site give for ``paper``."""
+    return max((s.citations for s in paper.sources if s.site == site and s.citations is not None), default=None)
+
+
+WRITERS = {"json": JsonWriter, "jsonl": JsonLinesWriter, "csv": CsvWriter, "bibtex": BibtexWriter,
+           "csl-json": CslJsonWriter}
+MERGED_WRITERS = {"json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "csv": MergedCsvWriter,
+                  "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
 
 
 @contextlib.contextmanager
-def open_output(fmt: str, path: str | None) -> Iterator[JsonWriter | JsonLinesWriter | CsvWriter]:
-    """A writer for ``fmt`` on stdout, or on a temporary file renamed over ``path`` once complete.
+def open_output(fmt: str, path: str | None, writers: dict[str, type] = WRITERS) -> Iterator[Any]:
+    """A writer for ``fmt`` (one of ``writers``: page results by default, ``MERGED_WRITERS`` for a
+    merge) on stdout, or on a temporary file renamed over ``path`` once complete.
 
     If writing fails or is interrupted, ``path`` keeps its old content.
     """
     if path is None:
-        writer = WRITERS[fmt](sys.stdout)
+        writer = writers[fmt](sys.stdout)
         yield writer
         writer.close()
         sys.stdout.flush()
@@ -108,7 +218,7 @@ def open_output(fmt: str, path: str | None) -> Iterator[JsonWriter | JsonLinesWr
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with io.open(fd, "w", encoding="utf-8", newline="") as stream:
-            writer = WRITERS[fmt](stream)
+            writer = writers[fmt](stream)
             yield writer
             writer.close()
             stream.flush()

@@ -1,5 +1,6 @@
 """What a running job shows: a progress bar on a terminal (targets, pages, errors, host waits),
-nothing until the summary line otherwise; ``--verbose`` logs each request and response."""
+nothing otherwise (the command ends with its account and summary line); ``--verbose`` logs each
+request, response, retry and target."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class Progress:
     def _on_start(self, targets: int, skipped: int) -> None:
         if self._progress is not None:
             self._progress.update(self._task, total=targets)
-        if skipped:
+        if skipped and (self.verbose or self.bar):
             self._log(f"resuming: {skipped} target(s) already finished are skipped")
 
     def _on_request(self, url: str) -> None:
@@ -67,7 +68,8 @@ class Progress:
         self.waiting[host] = time.monotonic() + seconds
 
     def _on_blocked(self, host: str, reason: str) -> None:
-        self._log(f"{host}: blocked ({reason}); no more requests go to this host")
+        if self.verbose or self.bar:  # otherwise the account at the end says it
+            self._log(f"{host}: blocked ({reason}); no more requests go to this host")
 
     def _on_target(self, outcome: Any) -> None:
         self.done += 1

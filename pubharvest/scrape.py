@@ -116,8 +116,9 @@ def job_of(args: argparse.Namespace) -> Job:
 
 def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
-    lines = [f"{o.target}: {o.code}: {o.message}" for o in summary.outcomes.values() if o.status in ("failed", "pending")]
-    lines += [f"{o.target}: partial: {o.message}" for o in summary.outcomes.values() if o.status == "partial" and o.message]
+    outcomes = summary.outcomes.values()
+    lines = [f"{o.target}: {o.code}: {o.message}" for o in outcomes if o.status in ("failed", "pending")]
+    lines += [f"{o.target}: partial: {o.message}" for o in outcomes if o.status == "partial" and o.message]
     pending = sum(o.status == "pending" for o in summary.outcomes.values())
     for host, reason in summary.blocked.items():
         lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "

@@ -52,7 +52,8 @@ _UPSERT_PROFILE = """INSERT INTO profiles (site, profile_id, name, url, record, 
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (site, profile_id) DO UPDATE SET name = excluded.name, url = excluded.url,
         record = excluded.record, last_run = excluded.last_run, updated_at = excluded.updated_at"""
-_UPSERT_PUBLICATION = """INSERT INTO publications (site, publication_id, title, year, citations, record, last_run, updated_at)
+_UPSERT_PUBLICATION = """INSERT INTO publications
+        (site, publication_id, title, year, citations, record, last_run, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (site, publication_id) DO UPDATE SET title = excluded.title, year = excluded.year,
         citations = excluded.citations, record = excluded.record, last_run = excluded.last_run,

@@ -130,61 +130,78 @@ class ArchivedPage:
 
 @dataclass
 class ArchivedTarget:
-    """A finished target as the archive holds it: its key and its page responses in order."""
+    """A finished target as the archive holds it: its run, its key and the offsets of its page responses."""
 
     run: str
     key: str
     outcome: str
-    pages: list[ArchivedPage]
+    offsets: list[int]
 
 
-def read_archive(path: str | Path) -> tuple[list[ArchivedTarget] | None, list[ArchivedPage]]:
-    """The finished targets of a pubharvest archive (the last of each run and target), and every response.
-
-    The targets are None for archives written by other tools: their pages are read one by one.
-    """
+def _scan(path: str | Path) -> tuple[bool, list[ArchivedTarget]]:
+    """Whether pubharvest wrote the archive, and its finished targets (the last write of each run and target)."""
     from warcio.archiveiterator import ArchiveIterator
 
-    responses: dict[str, ArchivedPage] = {}
+    offsets: dict[str, int] = {}
     targets: dict[tuple[str, str], dict] = {}
     ours = False
     with open(path, "rb") as stream:
-        for record in ArchiveIterator(stream):
+        records = ArchiveIterator(stream)
+        for record in records:
             kind = record.rec_type
             uri = record.rec_headers.get_header("WARC-Target-URI") or ""
             if kind == "warcinfo":
                 ours = ours or b"pubharvest" in record.content_stream().read()
-            elif kind == "response" and record.http_headers is not None:
-                record_id = record.rec_headers.get_header("WARC-Record-ID")
-                status = int(record.http_headers.get_statuscode() or 0)
-                responses[record_id] = ArchivedPage(record_id, uri, status, record.content_stream().read())
+            elif kind == "response":
+                offsets[record.rec_headers.get_header("WARC-Record-ID")] = records.get_record_offset()
             elif kind == "metadata" and uri.startswith(TARGET_PREFIX):
                 entry = json.loads(record.content_stream().read())
-                targets.pop((entry["run"], entry["target"]), None)  # the last write of a target wins
+                targets.pop((entry["run"], entry["target"]), None)
                 targets[(entry["run"], entry["target"])] = entry
-    pages = list(responses.values())
-    if not ours:
-        return None, pages
-    return [ArchivedTarget(e["run"], e["target"], e["outcome"], [responses[i] for i in e["responses"] if i in responses])
-            for e in targets.values()], pages
+    return ours, [ArchivedTarget(e["run"], e["target"], e["outcome"],
+                                 [offsets[i] for i in e["responses"] if i in offsets]) for e in targets.values()]
+
+
+def _page(record) -> ArchivedPage | None:
+    if record.rec_type != "response" or record.http_headers is None:
+        return None
+    return ArchivedPage(record.rec_headers.get_header("WARC-Record-ID"),
+                        record.rec_headers.get_header("WARC-Target-URI") or "",
+                        int(record.http_headers.get_statuscode() or 0), record.content_stream().read())
+
+
+def _page_at(stream, offset: int) -> ArchivedPage:
+    from warcio.archiveiterator import ArchiveIterator
+
+    stream.seek(offset)
+    return _page(next(iter(ArchiveIterator(stream))))
 
 
 def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
-    """``(name, PageResult or ParseError)`` for the records in an archive, as the job that wrote it gave them."""
+    """``(name, PageResult or ParseError)`` for the records in an archive, as the job that wrote it gave them.
+
+    A pubharvest archive gives one record per finished target, rebuilt from the responses its
+    metadata names (read one target at a time, by offset); another tool's archive gives one
+    record per successful response that is not robots.txt.
+    """
+    from warcio.archiveiterator import ArchiveIterator
+
     from parsers import ParseError, parse
 
-    targets, pages = read_archive(path)
-    if targets is None:
-        for page in pages:
-            if page.status == 200 and not page.url.endswith("/robots.txt"):
-                try:
-                    yield page.url, parse(page.body, url=page.url)
-                except ParseError as error:
-                    yield page.url, error
-        return
-    for target in targets:
-        site = sites.SITES[target.key.split(":", 1)[0]]
-        try:
-            yield f"{path}#{target.key}", site.merge([parse(p.body, url=p.url) for p in target.pages])
-        except ParseError as error:
-            yield f"{path}#{target.key}", error
+    ours, targets = _scan(path)
+    with open(path, "rb") as stream:
+        if not ours:
+            for page in filter(None, map(_page, ArchiveIterator(stream))):
+                if page.status == 200 and not page.url.endswith("/robots.txt"):
+                    try:
+                        yield page.url, parse(page.body, url=page.url)
+                    except ParseError as error:
+                        yield page.url, error
+            return
+        for target in targets:
+            site = sites.SITES[target.key.split(":", 1)[0]]
+            pages = [_page_at(stream, offset) for offset in target.offsets]
+            try:
+                yield f"{path}#{target.key}", site.merge([parse(p.body, url=p.url) for p in pages])
+            except ParseError as error:
+                yield f"{path}#{target.key}", error

@@ -12,7 +12,8 @@
 - robots.txt: read once per host (``protego``) before its first page; 4xx means no rules, 5xx or
   no answer means the host is unreachable for this run (RFC 9309 says "assume disallowed").
 - Blocks: a CAPTCHA, "unusual traffic" or 403 answer marks the host blocked; every request
-  waiting for that host then fails with ``HostBlocked`` before it is sent.
+  waiting for that host then fails with ``HostBlocked`` before it is sent. So does a
+  ``Retry-After`` longer than ``max_retry_after``: the host's targets are left for a later run.
 """
 
 from __future__ import annotations
@@ -153,16 +154,11 @@ class Fetcher:
                         self.stats.retries += 1
                     return await self._attempt(url)
         except _RetryLater as error:
-            if error.retry_after is not None and error.retry_after > self.settings.max_retry_after:
-                error.final.message += (f" (its Retry-After asks for {error.retry_after:.0f} s, more than "
-                                        f"max_retry_after = {self.settings.max_retry_after:.0f})")
             raise error.final from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _retryable(self, error: BaseException) -> bool:
-        if not isinstance(error, _RetryLater):
-            return False
-        return error.retry_after is None or error.retry_after <= self.settings.max_retry_after
+        return isinstance(error, _RetryLater)
 
     def _wait(self, state) -> float:
         error = state.outcome.exception()
@@ -184,7 +180,7 @@ class Fetcher:
 
     async def _send(self, host: Host, url: str) -> Response:
         if host.blocked:
-            raise HostBlocked(f"{host.name} blocked this job earlier ({host.blocked})")
+            raise HostBlocked(f"request not sent: {host.name} had blocked the job")
         self.stats.requests += 1
         started = time.perf_counter()
         self.on_event("request", url=url)
@@ -220,6 +216,10 @@ class Fetcher:
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
             retry_after = retry_after_seconds(response.headers.get("retry-after"))
+            if retry_after is not None and retry_after > self.settings.max_retry_after:
+                self.block(host.name, f"HTTP {status} asking to wait {retry_after:.0f} s (Retry-After), "
+                                      f"more than max_retry_after = {self.settings.max_retry_after:.0f} s")
+                raise HostBlocked(f"{host.name}: {host.blocked}")
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
             raise _RetryLater(HttpError(f"HTTP {status} from {url}", status), retry_after)

@@ -147,6 +147,10 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
     targets = tuple(_target(t, i) for i, t in enumerate(spec.targets))
     if not targets:
         raise JobError("the job has no [[targets]]")
+    keys = [t.key for t in targets]
+    repeated = next((i for i, key in enumerate(keys) if key in keys[:i]), None)
+    if repeated is not None:
+        raise JobError(f"targets[{repeated}] repeats targets[{keys.index(keys[repeated])}] ({keys[repeated]})")
     fetch = FetchSettings(
         user_agent=user_agent(spec, name), concurrency=spec.concurrency, per_host=spec.per_host, rate=spec.rate,
         site_rates={s: v.rate for s, v in spec.sites.items() if v.rate is not None}, jitter=spec.jitter,

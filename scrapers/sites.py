@@ -24,8 +24,6 @@ import msgspec
 if TYPE_CHECKING:
     from parsers.records import PageResult
 
-    from .job import Target
-
 PAGE_SIZE = 100  # Scholar clamps pagesize to 20..100
 MAX_PAGES = 200  # a runaway guard: 20,000 Scholar rows
 MAX_REDIRECTS = 5

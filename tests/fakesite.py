@@ -41,8 +41,9 @@ def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int =
     rows = "\n".join(_ROW.replace("Method for segmenting text", f"Paper {i + 1} of {user}")
                      .replace("9yKSN-GCB0IC", f"P{i:011d}")
                      .replace('gs_ibl"></a>', f'gs_ibl">{cites + i}</a>') for i in range(cstart, end))
-    button = '<button type="button" id="gsc_bpf_more" disabled>' if end >= total else '<button type="button" id="gsc_bpf_more">'
-    tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace('<button type="button" id="gsc_bpf_more" disabled>', button)
+    disabled = '<button type="button" id="gsc_bpf_more" disabled>'
+    button = disabled if end >= total else disabled.replace(" disabled", "")
+    tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace(disabled, button)
     page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
     return page.replace("Yamada12AAAAJ", user)
 
@@ -53,6 +54,7 @@ class FakeSite:
     def __init__(self, port: int = 0) -> None:
         self.scholar: dict[str, int] = {}
         self.cites = 0  # row i of every Scholar profile is cited cites + i times
+        self.captcha = CAPTCHA.encode()  # what the "captcha" action serves (a real page, in corpus tests)
         self.robots = "User-agent: *\nAllow: /\n"
         self.faults: list[tuple[str, list[str]]] = []
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
@@ -128,7 +130,7 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             if name == "redirect":
                 return self.answer(302, "text/plain", b"", {"Location": arg})
             if name == "captcha":
-                return self.answer(200, "text/html; charset=utf-8", CAPTCHA.encode())
+                return self.answer(200, "text/html; charset=utf-8", site.captcha)
             if name.isdigit():
                 headers = {"Retry-After": arg} if arg else {}
                 return self.answer(int(name), "text/plain", f"HTTP {name}".encode(), headers)

@@ -117,3 +117,22 @@ def test_schema_command_prints_the_json_schema(capsys) -> None:
     schema = json.loads(out)
     assert code == 0 and "PageResult" in json.dumps(schema)
     assert {"title", "authors", "citations", "facets", "flags"} <= set(schema["$defs"]["Publication"]["properties"])
+
+
+def _fixture_pages() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*.*") if not (p.suffix == ".json" and ".page." not in p.name))
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
+@pytest.mark.parametrize("page", _fixture_pages(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_page_in_every_format(capsys, page: Path, fmt: str) -> None:
+    code, out, err = run(capsys, "parse", "--format", fmt, str(page))
+    assert (code, err) == (0, "")
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        expected = json.loads(page.with_name(page.name.split(".")[0] + ".json").read_text(encoding="utf-8"))
+        assert len(rows) == len(expected.get("publications", []))
+        assert all(r["site"] == page.parent.name for r in rows)
+    else:
+        (result,) = json.loads(out) if fmt == "json" else [json.loads(line) for line in out.splitlines()]
+        assert result["site"] == page.parent.name

@@ -311,3 +311,25 @@ def test_gzip_page_reads_like_the_page() -> None:
 
 def test_str_input_equals_bytes_input() -> None:
     assert parsers.parse(SEED.read_text(encoding="utf-8")) == parsers.parse(SEED.read_bytes())
+
+
+def test_saved_table_with_a_header_row_and_a_sidebar_heading() -> None:
+    text = ("| Title | Cited by | Year |\n|---|---|---|\n" + SEED.read_text(encoding="utf-8")
+            + "\nCo-authors\nJane Q Public\n")
+    result = parsers.parse(text)
+    assert len(result.publications) == 20
+    assert [c.name for c in result.profile.coauthors] == ["He Yuxiong", "Jane Q Public"]
+    assert result.warnings[-1].code == "ignored_line" and "Co-authors" in result.warnings[-1].message
+
+
+@pytest.mark.parametrize("cell,title,authors,venue", [
+    ("A study of things J-P Dupont, M O'Neil Journal of Stuff 3, 1-9, 2019",
+     "A study of things", "J-P Dupont, M O'Neil", "Journal of Stuff 3, 1-9"),
+    ("A Review of Vitamin A Deficiency K Smith Nutrition Reviews 12, 2001",
+     "A Review of Vitamin A Deficiency", "K Smith", "Nutrition Reviews 12"),
+    ("Yearless thing A Bee, C Dee", "Yearless thing", "A Bee, C Dee", ""),
+])
+def test_saved_table_cell_split(cell: str, title: str, authors: str, venue: str) -> None:
+    from parsers.scholar import split_title_authors_venue
+
+    assert split_title_authors_venue(cell) == (title, authors, venue)

@@ -1,0 +1,125 @@
+"""What the exporters need from a paper, whether a page's ``Publication`` or a merged ``Paper``:
+its CSL type (stated by the page or certain from the venue) and its venue in parts.
+
+>>> venue_parts("ACM SIGARCH Computer Architecture News 45 (1), 267-280")
+VenueParts(container='ACM SIGARCH Computer Architecture News', volume='45', issue='1', pages='267-280')
+>>> venue_parts("2021 USENIX Annual Technical Conference (USENIX ATC 21), 551-564").pages
+'551-564'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Protocol
+
+from parsers.records import PublicationIds
+
+PREPRINT = "article"  # CSL's type for preprints (see DESIGN.md)
+_PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
+_VOLUME_ISSUE = re.compile(r"\s(\d+)\s*\((\d+(?:[-–]\d+)?)\)$")
+_PREPRINT_VENUE = re.compile(r"\b(arxiv|biorxiv|medrxiv|ssrn|preprint)\b", re.I)
+_CONFERENCE = re.compile(
+    r"\b(proceedings|proc\.|conference|symposium|workshop|congress|meeting|summit"
+    r"|usenix|neurips|nips|icml|iclr|sigkdd|kdd|asplos|pldi|isca|ndss|mobicom|hotchips"
+    r"|sc\d\d|sc'\d\d|sc \d{4})(?!\w)", re.I)
+_JOURNAL = re.compile(r"\b(journal|transactions|letters|review|magazine|news|annals|bulletin)\b", re.I)
+_REPORT = re.compile(r"\b(technical report|tech\. rep|MSR-TR-)", re.I)
+
+
+class Citable(Protocol):
+    """The fields the exporters read: ``parsers.records.Publication`` and ``pubharvest.merge.Paper``."""
+
+    title: str | None
+    authors: list[str]
+    authors_truncated: bool
+    venue: str | None
+    venue_truncated: bool
+    year: int | None
+    date: str | None
+    type: str | None
+    ids: PublicationIds
+    url: str | None
+    publisher: str | None
+
+
+class VenueParts(NamedTuple):
+    container: str | None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+
+
+def venue_parts(venue: str | None) -> VenueParts:
+    """The container title, volume, issue and pages in a venue as Scholar writes it."""
+    if not venue:
+        return VenueParts(None)
+    pages = volume = issue = None
+    match = _PAGES.search(venue)
+    if match:
+        pages, venue = f"{match[1]}-{match[2]}", venue[: match.start()]
+    match = _VOLUME_ISSUE.search(venue)
+    if match:
+        volume, issue, venue = match[1], match[2], venue[: match.start()]
+    return VenueParts(venue.strip(" ,") or None, volume, issue, pages)
+
+
+def csl_type(pub: Citable) -> str | None:
+    """The page's type, else the one its venue or identifiers make certain, else None.
+
+    >>> from parsers.records import Publication
+    >>> csl_type(Publication(venue="Proceedings of the 26th ACM SIGKDD International Conference on Knowledge"))
+    'paper-conference'
+    >>> csl_type(Publication(venue="Nature 3 (1), 2-9")), csl_type(Publication(venue="Nature"))
+    ('article-journal', None)
+    """
+    if pub.type:
+        return pub.type
+    if pub.ids.patent_number:
+        return "patent"
+    if pub.ids.report_number or (pub.venue and _REPORT.search(pub.venue)):
+        return "report"
+    if not pub.venue:
+        return PREPRINT if pub.ids.arxiv else None
+    if _PREPRINT_VENUE.search(pub.venue):
+        return PREPRINT
+    if _CONFERENCE.search(pub.venue):
+        return "paper-conference"
+    parts = venue_parts(pub.venue)
+    if _JOURNAL.search(pub.venue) or parts.volume:
+        return "article-journal"
+    return None
+
+
+def is_preprint_venue(venue: str | None) -> bool:
+    """Whether a venue names a preprint server rather than where a paper was published."""
+    return bool(venue and _PREPRINT_VENUE.search(venue))
+
+
+def container_title(pub: Citable) -> str | None:
+    """The venue as a container title: none for reports and preprints, whose venue is a number."""
+    kind = csl_type(pub)
+    if kind in ("report", "patent") or (kind == PREPRINT and is_preprint_venue(pub.venue)):
+        return None
+    return venue_parts(pub.venue).container
+
+
+def document_number(pub: Citable) -> str | None:
+    """A report's or a patent's number, for the types that have one."""
+    kind = csl_type(pub)
+    if kind == "report":
+        return pub.ids.report_number
+    if kind == "patent":
+        return pub.ids.patent_number
+    return None
+
+
+def issued_parts(pub: Citable) -> list[int] | None:
+    """``[year, month, day]`` as precise as the record: the ISO ``date``, else the ``year``.
+
+    >>> from parsers.records import Publication
+    >>> issued_parts(Publication(year=2024, date="2024-05")), issued_parts(Publication(year=2020))
+    ([2024, 5], [2020])
+    """
+    if pub.date and re.fullmatch(r"\d{4}(-\d\d){0,2}", pub.date):
+        return [int(part) for part in pub.date.split("-")]
+    return [pub.year] if pub.year else None

@@ -1,0 +1,72 @@
+"""CSL-JSON items (the input format of citeproc, Zotero, Pandoc) for publications and merged papers.
+
+>>> from parsers.records import Publication, PublicationIds
+>>> item = csl_item(Publication(title="ZeRO-Offload", authors=["RY Aminabadi", "BigScience Workshop"],
+...     authors_truncated=True, venue="arXiv preprint arXiv:2101.06840", year=2021,
+...     type="article", ids=PublicationIds(arxiv="2101.06840")), "aminabadi2021zero")
+>>> item["type"], item["issued"], item["number"], item["publisher"]
+('article', {'date-parts': [[2021]]}, '2101.06840', 'arXiv')
+>>> item["author"]
+[{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .citable import PREPRINT, Citable, container_title, csl_type, document_number, issued_parts, venue_parts
+from .keys import Keys
+from .names import split_name
+
+FALLBACK_TYPE = "document"  # CSL 1.0.2's type for a work of unknown kind
+
+
+def csl_name(name: str) -> dict[str, str]:
+    """A CSL name object: ``family``/``given`` (and particle, suffix), or ``literal`` for a group.
+
+    >>> csl_name("T van de Ven")
+    {'family': 'Ven', 'given': 'T.', 'non-dropping-particle': 'van de'}
+    """
+    parts = split_name(name)
+    if parts.literal is not None:
+        return {"literal": parts.literal}
+    fields = {"family": parts.family, "given": parts.given, "non-dropping-particle": parts.particle,
+              "suffix": parts.suffix}
+    return {key: value for key, value in fields.items() if value}
+
+
+def csl_item(pub: Citable, key: str) -> dict[str, Any]:
+    """One CSL-JSON item; ``key`` is its ``id`` and ``citation-key`` (the BibTeX key)."""
+    kind = csl_type(pub)
+    parts = venue_parts(pub.venue)
+    issued = issued_parts(pub)
+    preprint = kind == PREPRINT and bool(pub.ids.arxiv)
+    item: dict[str, Any] = {
+        "id": key,
+        "citation-key": key,
+        "type": kind or FALLBACK_TYPE,
+        "title": pub.title,
+        "author": [csl_name(name) for name in pub.authors] or None,
+        "issued": {"date-parts": [issued]} if issued else None,
+        "container-title": container_title(pub),
+        "volume": parts.volume,
+        "issue": parts.issue,
+        "page": parts.pages,
+        # a preprint's arXiv id goes in ``number`` (zotero/zotero-bits#88)
+        "number": document_number(pub) or (pub.ids.arxiv if kind == PREPRINT else None),
+        "publisher": "arXiv" if preprint and not pub.publisher else pub.publisher,
+        "genre": "Technical report" if kind == "report" else None,
+        "DOI": pub.ids.doi,
+        "ISBN": pub.ids.isbn,
+        "URL": pub.url or (f"https://arxiv.org/abs/{pub.ids.arxiv}" if preprint else None),
+        # CSL has no "et al." for a cut author list; say so where other tools can read it
+        "custom": {"authors_truncated": True} if pub.authors_truncated else None,
+    }
+    return {name: value for name, value in item.items() if value is not None}
+
+
+def csl_items(pubs: Iterable[Citable], keys: Keys | None = None) -> list[dict[str, Any]]:
+    """Items for ``pubs`` with unique ids (the BibTeX keys the same papers get)."""
+    keys = keys or Keys()
+    return [csl_item(pub, keys.key(pub)) for pub in pubs]

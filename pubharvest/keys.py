@@ -1,0 +1,72 @@
+"""Citation keys shared by the BibTeX and CSL-JSON exports: first author's family name, year and
+first significant title word (not a stop word, not a bare number: "1-bit adam" gives ``bit``),
+lower-case ASCII (Google Scholar's convention, which the seeds' keys follow), with ``a``, ``b``,
+... added to the second, third, ... paper that would get the same key.
+
+>>> from parsers.records import Publication
+>>> keys = Keys()
+>>> keys.key(Publication(title="ZeRO: Memory optimizations", authors=["S Rajbhandari"], year=2020))
+'rajbhandari2020zero'
+>>> keys.key(Publication(title="{Zero}-infinity", authors=["Samyam Rajbhandari"], year=2020))
+'rajbhandari2020zeroa'
+>>> base_key(Publication(title="The BigScience corpus", authors=["BigScience Workshop"]))
+'bigscienceworkshopbigscience'
+"""
+
+from __future__ import annotations
+
+import re
+from string import ascii_lowercase
+
+from .citable import Citable
+from .names import ascii_fold, split_name
+
+STOP_WORDS = frozenset({
+    "a", "an", "the", "on", "of", "in", "for", "and", "to", "with", "at", "by", "from", "into", "via",
+    "towards", "toward", "is", "are", "how", "what", "why", "when", "do", "does", "we", "our",
+})
+
+
+def base_key(pub: Citable) -> str:
+    """The key before any collision suffix: ``ren2021zero``."""
+    return f"{_author_part(pub)}{pub.year or ''}{_title_part(pub.title)}"
+
+
+def _author_part(pub: Citable) -> str:
+    if not pub.authors:
+        return "anon"
+    parts = split_name(pub.authors[0])
+    return _ascii_word(parts.literal or parts.family or "") or "anon"
+
+
+def _title_part(title: str | None) -> str:
+    words = re.findall(r"[a-z0-9]+", ascii_fold(title or "").casefold())
+    return next((word for word in words if word not in STOP_WORDS and not word.isdigit()), "")
+
+
+def _ascii_word(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", ascii_fold(text).casefold())
+
+
+class Keys:
+    """Hands out unique keys in the order papers are written: the first keeps the bare key."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def key(self, pub: Citable) -> str:
+        """A key not handed out before; a merged ``Paper`` keeps the key it carries."""
+        if given := getattr(pub, "key", None):
+            self.used.add(given)
+            return given
+        base = base_key(pub)
+        key, n = base, 0
+        while key in self.used:
+            key, n = base + _suffix(n), n + 1
+        self.used.add(key)
+        return key
+
+
+def _suffix(n: int) -> str:
+    """``a`` ... ``z``, then ``aa``, ``ab``, ...: the n-th collision suffix (0-based)."""
+    return _suffix(n // 26 - 1) + ascii_lowercase[n % 26] if n >= 26 else ascii_lowercase[n]

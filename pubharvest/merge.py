@@ -1,0 +1,441 @@
+"""One record per paper, and per person, across the pages of several sites.
+
+Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids; an
+ISBN only along with an agreeing title, as all papers of a proceedings volume share its ISBN),
+then by normalised title (``parsers.text.title_key``) with years at most one apart, then a title
+cut short (ending in ``...`` or ``…``) by the title it begins. Two papers listed apart on one
+page, or with different arXiv ids, DOIs, report or patent numbers, never merge. Every join is
+recorded in ``matched_by``; every source keeps what it said in ``sources``.
+
+>>> from parsers.records import PageResult, Publication
+>>> a = PageResult(site="scholar", page="rows", publications=[Publication(
+...     title="Zero-offload: Democratizing billion-scale model training", year=2021, citations=405,
+...     authors=["J Ren", "S Rajbhandari"], authors_truncated=True)])
+>>> b = PageResult(site="msr", page="publication_list", publications=[Publication(
+...     title="ZeRO-Offload: Democratizing Billion-Scale Model Training", year=2021,
+...     authors=["Jie Ren", "Samyam Rajbhandari", "Reza Yazdani Aminabadi"])])
+>>> paper = merge([("a", a), ("b", b)]).papers[0]
+>>> paper.title, paper.authors[-1]
+('ZeRO-Offload: Democratizing Billion-Scale Model Training', 'Reza Yazdani Aminabadi')
+>>> [(s.site, s.citations) for s in paper.sources]
+[('scholar', 405), ('msr', None)]
+>>> paper.matched_by[0].reason
+'title_year'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from parsers.records import Ids, PageResult, Publication, PublicationIds
+from parsers.text import title_key
+
+from .citable import PREPRINT, csl_type, is_preprint_venue
+from .keys import Keys
+from .names import name_key
+
+MatchReason = Literal[
+    "arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur",
+    "title_year", "title_prefix",
+    "orcid", "openalex", "wikidata", "name_coauthors",
+]
+# Identifier kinds that name one paper, in the order they are tried.
+PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur")
+# Scholar's cluster ids and ``duplicate_of`` flags are not used: Scholar's merged rows put the
+# clusters of every work it merged in one cites link, and it merges different works (the Einstein
+# fragment in the corpus merges distinct letters to Besso), so joining on them chains papers.
+# Kinds of which a paper has one: papers with different values are different papers. (Not the
+# sites' own ids: each Scholar profile gives a shared paper its own UID:PUBID. Not the ISBN: a
+# proceedings volume's ISBN is shared by all its papers, so it only confirms a title.)
+UNIQUE_ID_KINDS = ("arxiv", "doi", "report_number", "patent_number")
+PERSON_ID_KINDS = ("orcid", "openalex", "wikidata", "scholar", "msr", "elamur")
+MIN_SHARED_COAUTHORS = 2
+_CUT_TITLE = ("...", "…")
+_MIN_PREFIX_KEY = 10
+# A join made: (source index, source index, reason, value)
+Join = tuple[int, int, str, str | None]
+
+
+class _Merged(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Base of the merged records: keyword-only, strict when decoding."""
+
+
+class SourceRecord(_Merged, kw_only=True):
+    """What one page said about a paper."""
+
+    site: str
+    input: str | None = None  # the file (or "<stdin>") the page came from
+    page_url: str | None = None
+    url: str | None = None
+    title: str | None = None
+    authors: list[str] = []
+    authors_truncated: bool = False
+    venue: str | None = None
+    venue_truncated: bool = False
+    year: int | None = None
+    date: str | None = None
+    type: str | None = None
+    citations: int | None = None
+    ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
+    publisher: str | None = None
+    flags: list[str] = []
+
+
+class Match(_Merged, kw_only=True):
+    """Why two sources are one record: ``sources`` are indexes into the record's ``sources``."""
+
+    reason: MatchReason
+    value: str | None = None  # the shared identifier, title key, or what agreed
+    sources: list[int]
+
+
+class Paper(_Merged, kw_only=True):
+    """One paper, with the fullest title, author list and venue its sources give.
+
+    The bibliographic fields have the names (and meaning) of ``parsers.records.Publication``.
+    """
+
+    key: str  # its BibTeX key and CSL id
+    title: str | None = None
+    authors: list[str] = []
+    authors_truncated: bool = False
+    venue: str | None = None
+    venue_truncated: bool = False
+    year: int | None = None
+    date: str | None = None
+    type: str | None = None
+    ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
+    url: str | None = None
+    publisher: str | None = None
+    citations_max: int | None = None  # the highest count among the sources
+    sources: list[SourceRecord]
+    matched_by: list[Match] = []
+
+
+class ProfileSource(_Merged, kw_only=True):
+    """What one page said about a person."""
+
+    site: str
+    input: str | None = None
+    url: str | None = None
+    name: str | None = None
+    ids: Ids = msgspec.field(default_factory=Ids)
+    affiliation: str | None = None
+    citations: int | None = None
+    h_index: int | None = None
+
+
+class MergedProfile(_Merged, kw_only=True):
+    name: str | None = None
+    ids: Ids = msgspec.field(default_factory=Ids)
+    sources: list[ProfileSource]
+    matched_by: list[Match] = []
+
+
+class MergeResult(_Merged, kw_only=True):
+    profiles: list[MergedProfile] = []
+    papers: list[Paper] = []
+
+
+def merged_json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``MergeResult`` and every record inside it."""
+    return msgspec.json.schema(MergeResult)
+
+
+def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
+    """One record per paper and per person, from ``(input name, page result)`` pairs, in input order."""
+    pages = list(pages)
+    return MergeResult(profiles=merge_profiles(pages), papers=merge_papers(pages))
+
+
+# --- papers ------------------------------------------------------------------------------------
+
+
+class _Groups:
+    """Union-find over sources, refusing joins across one page or across differing identifiers."""
+
+    def __init__(self, sources: Sequence[SourceRecord | ProfileSource], pages: Iterable[int],
+                 id_kinds: Sequence[str], ids_of: Callable[[Any, str], str | None]) -> None:
+        self.parent = list(range(len(sources)))
+        self.pages = [{page} for page in pages]
+        self.ids = [{kind: {v} for kind in id_kinds if (v := ids_of(s, kind))} for s in sources]
+        # profiles have no year: their groups never differ in years
+        self.years = [{s.year} if getattr(s, "year", None) else set() for s in sources]
+        self.matches: list[Join] = []
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def conflicts(self, a: int, b: int, same_page_ok: bool, max_year_gap: int | None) -> bool:
+        """Whether groups ``a`` and ``b`` (roots) must stay apart."""
+        if not same_page_ok and self.pages[a] & self.pages[b]:
+            return True
+        for kind in self.ids[a].keys() & self.ids[b].keys():
+            if self.ids[a][kind] != self.ids[b][kind]:
+                return True
+        years = self.years[a] | self.years[b]
+        return max_year_gap is not None and bool(years) and max(years) - min(years) > max_year_gap
+
+    def join(self, i: int, j: int, reason: str, value: str | None, same_page_ok: bool = True,
+             max_year_gap: int | None = None) -> bool:
+        a, b = self.find(i), self.find(j)
+        if a == b or self.conflicts(a, b, same_page_ok, max_year_gap):
+            return False
+        a, b = min(a, b), max(a, b)
+        self.parent[b] = a
+        self.pages[a] |= self.pages[b]
+        self.years[a] |= self.years[b]
+        for kind, values in self.ids[b].items():
+            self.ids[a].setdefault(kind, set()).update(values)
+        self.matches.append((i, j, reason, value))
+        return True
+
+    def groups(self) -> list[list[int]]:
+        """Members of every group, groups in order of their first member."""
+        members: dict[int, list[int]] = {}
+        for i in range(len(self.parent)):
+            members.setdefault(self.find(i), []).append(i)
+        return sorted(members.values())
+
+
+def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
+    """One ``Paper`` per paper in ``pages``, in the order each first appears."""
+    sources, page_of = [], []
+    for index, (name, result) in enumerate(pages):
+        for pub in result.publications:
+            sources.append(source_record(name, result, pub))
+            page_of.append(index)
+    groups = _Groups(sources, page_of, UNIQUE_ID_KINDS, paper_id)
+    _join_by_ids(groups, sources)
+    _join_by_titles(groups, sources)
+    keys = Keys()
+    return [build_paper([sources[i] for i in members], _matches_within(groups, members), keys)
+            for members in groups.groups()]
+
+
+def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
+    """What ``pub`` on page ``result`` says, with where it came from."""
+    fields = {f: getattr(pub, f) for f in SourceRecord.__struct_fields__ if hasattr(pub, f)}
+    return SourceRecord(site=result.site, input=name, page_url=result.url, **fields)
+
+
+def paper_id(source: SourceRecord, kind: str) -> str | None:
+    """``source``'s identifier of one kind, normalised so that the sites' spellings agree.
+
+    >>> paper_id(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")), "isbn")
+    '9781467388153'
+    """
+    value = getattr(source.ids, kind)
+    if not value:
+        return None
+    if kind in ("isbn", "patent_number"):
+        return "".join(ch for ch in value.upper() if ch.isalnum())
+    # DOIs are case-insensitive by definition; the sites' own ids (Scholar's) are not
+    return value.casefold() if kind in ("doi", "arxiv", "report_number") else value
+
+
+def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
+    """Sources with an identifier in common, kind by kind (``PAPER_ID_KINDS``)."""
+    for kind in PAPER_ID_KINDS:
+        agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
+        _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
+
+
+def _join_equal(groups: _Groups, values: Iterable[tuple[int, Any]], reason: str,
+                agree: Callable[[int, int], bool] | None = None) -> None:
+    """Join every source to the first source with the same (non-empty) value (when they ``agree``)."""
+    first: dict[Any, int] = {}
+    for i, value in values:
+        if value and (j := first.setdefault(value, i)) != i and (agree is None or agree(j, i)):
+            groups.join(j, i, reason, str(value))
+
+
+def _titles_agree(a: SourceRecord, b: SourceRecord) -> bool:
+    """Whether two titles are one, or one is the beginning of the other."""
+    key_a, key_b = title_key(a.title), title_key(b.title)
+    return bool(key_a and key_b) and (key_a.startswith(key_b) or key_b.startswith(key_a))
+
+
+def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
+    """Equal titles a year apart at most, then cut titles with the titles they begin."""
+    keys = [title_key(s.title) if _title_usable(s) else "" for s in sources]
+    _join_equal_titles(groups, keys)
+    for i, source in enumerate(sources):
+        if keys[i] and len(keys[i]) >= _MIN_PREFIX_KEY and (source.title or "").endswith(_CUT_TITLE):
+            for j, other in enumerate(keys):
+                if j != i and len(other) > len(keys[i]) and other.startswith(keys[i]):
+                    groups.join(j, i, "title_prefix", keys[i], same_page_ok=False, max_year_gap=1)
+
+
+def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
+    """Join each source to the first earlier one with the same title key that it may join."""
+    seen: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        if not key:
+            continue
+        for j in seen.get(key, []):
+            if groups.join(j, i, "title_year", key, same_page_ok=False, max_year_gap=1):
+                break
+        seen.setdefault(key, []).append(i)
+
+
+def _title_usable(source: SourceRecord) -> bool:
+    """A title fit to match on: not a list of names Scholar put in the title cell."""
+    return bool(source.title) and "title_looks_like_authors" not in source.flags
+
+
+def _matches_within(groups: _Groups, members: list[int]) -> list[Join]:
+    """The joins inside one group, with source indexes renumbered within the group."""
+    position = {source: n for n, source in enumerate(members)}
+    return [(position[i], position[j], reason, value)
+            for i, j, reason, value in groups.matches if i in position]
+
+
+def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) -> Paper:
+    """The merged record of sources found to be one paper."""
+    primary = _venue_source(sources)
+    year = primary.year or min((s.year for s in sources if s.year), default=None)
+    paper = Paper(
+        key="",
+        title=_best_title(sources),
+        authors=(authors := _best_authors(sources)).authors,
+        authors_truncated=authors.authors_truncated,
+        venue=primary.venue,
+        venue_truncated=primary.venue_truncated,
+        year=year,
+        date=_best_date(primary, sources, year),
+        type=_merged_type(primary, sources),
+        ids=merged_ids(s.ids for s in sources),
+        url=primary.url or next((s.url for s in sources if s.url), None),
+        publisher=primary.publisher,
+        citations_max=max((s.citations for s in sources if s.citations is not None), default=None),
+        sources=sources,
+        matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
+    )
+    paper.key = keys.key(paper)
+    return paper
+
+
+def _best_title(sources: list[SourceRecord]) -> str | None:
+    """The fullest title (never a cut one when a whole one exists); of equals, the best cased:
+    not all capitals, then the most capitals (Scholar lower-cases titles)."""
+    def rank(s: SourceRecord) -> tuple:
+        title = s.title or ""
+        return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
+                not title.isupper(), sum(ch.isupper() for ch in title))
+    return max(sources, key=rank).title
+
+
+def _best_authors(sources: list[SourceRecord]) -> SourceRecord:
+    """The source with the fullest author list: whole before cut, longer, then full names."""
+    return max(sources, key=lambda s: (bool(s.authors), not s.authors_truncated, len(s.authors),
+                                       sum(map(len, s.authors))))
+
+
+def _venue_source(sources: list[SourceRecord]) -> SourceRecord:
+    """The source whose venue the record takes: a whole venue before a cut one, a published venue
+    before a preprint server, one of known type (stated, or certain from the venue) before one of
+    unknown type, then the longer. Its year, type and publisher go with it."""
+    return max(sources, key=lambda s: (bool(s.venue), not s.venue_truncated, not is_preprint_venue(s.venue),
+                                       csl_type(s) is not None, len(s.venue or "")))
+
+
+def _best_date(primary: SourceRecord, sources: list[SourceRecord], year: int | None) -> str | None:
+    """The most precise date within ``year`` that a source gives for the record's venue (MSR's
+    month for a paper Scholar places at a conference is the month MSR listed it, not the
+    conference's), or that any source gives when the record has no venue."""
+    dates = [s.date for s in sources if s.date and year and s.date.startswith(str(year))
+             and (s is primary or primary.venue is None or s.venue == primary.venue)]
+    return max(dates, key=len, default=None)
+
+
+def _merged_type(primary: SourceRecord, sources: list[SourceRecord]) -> str | None:
+    """The venue source's type; else the type most sources agree on, a preprint's only when the
+    record's venue is a preprint server or absent."""
+    if kind := csl_type(primary):
+        return kind
+    kinds = Counter(k for s in sources if (k := csl_type(s)))
+    if primary.venue and not is_preprint_venue(primary.venue):
+        kinds.pop(PREPRINT, None)
+    return kinds.most_common(1)[0][0] if kinds else None
+
+
+def merged_ids(all_ids: Iterable[PublicationIds]) -> PublicationIds:
+    """Every identifier the sources give: the first of each kind, and all Scholar clusters."""
+    merged = PublicationIds()
+    for ids in all_ids:
+        for kind in PublicationIds.__struct_fields__:
+            value = getattr(ids, kind)
+            if kind == "scholar_clusters":
+                merged.scholar_clusters += [c for c in value if c not in merged.scholar_clusters]
+            elif value and not getattr(merged, kind):
+                setattr(merged, kind, value)
+    return merged
+
+
+# --- profiles ----------------------------------------------------------------------------------
+
+
+def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[MergedProfile]:
+    """One record per person: profiles join when an id agrees, or when the names agree and at
+    least ``MIN_SHARED_COAUTHORS`` co-authors are shared; never when an id of one kind differs."""
+    found = [(index, name, result) for index, (name, result) in enumerate(pages) if _identifiable(result)]
+    sources = [profile_source(name, result) for _, name, result in found]
+    coauthors = [coauthor_keys(result) for _, _, result in found]
+    groups = _Groups(sources, range(len(sources)), PERSON_ID_KINDS, lambda s, kind: getattr(s.ids, kind))
+    for kind in PERSON_ID_KINDS:
+        _join_equal(groups, [(i, getattr(s.ids, kind)) for i, s in enumerate(sources)], kind)
+    for i, j in ((i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))):
+        shared = coauthors[i] & coauthors[j]
+        if _same_name(sources[i], sources[j]) and len(shared) >= MIN_SHARED_COAUTHORS:
+            groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")
+    return [_merged_profile([sources[i] for i in members], _matches_within(groups, members))
+            for members in groups.groups()]
+
+
+def _identifiable(result: PageResult) -> bool:
+    """Whether the page names a person (by name or an id): Scholar's saved table names nobody."""
+    profile = result.profile
+    return profile is not None and bool(profile.name or any(msgspec.structs.astuple(profile.ids)))
+
+
+def profile_source(name: str | None, result: PageResult) -> ProfileSource:
+    """What the page ``result`` (which has a profile) says about its person."""
+    profile = result.profile
+    return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
+                         ids=profile.ids, affiliation=profile.affiliation,
+                         citations=profile.metrics.citations, h_index=profile.metrics.h_index)
+
+
+def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:
+    """Name keys of everyone the page shows working with its person: the co-author box and the
+    authors of the listed papers, the person themself left out."""
+    own = name_key(result.profile.name) if result.profile and result.profile.name else None
+    names = [c.name for c in result.profile.coauthors] if result.profile else []
+    names += [author for pub in result.publications for author in pub.authors]
+    return {key for key in map(name_key, names) if key != own and key[1]}
+
+
+def _same_name(a: ProfileSource, b: ProfileSource) -> bool:
+    return bool(a.name and b.name) and name_key(a.name) == name_key(b.name)
+
+
+def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:
+    """One person: the longest name the sources give (a full name before initials), every id."""
+    ids = Ids()
+    for source in sources:
+        for kind in Ids.__struct_fields__:
+            if not getattr(ids, kind):
+                setattr(ids, kind, getattr(source.ids, kind))
+    return MergedProfile(
+        name=max((s.name for s in sources if s.name), key=len, default=None),
+        ids=ids, sources=sources,
+        matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
+    )

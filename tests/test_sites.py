@@ -1,0 +1,81 @@
+"""Site knowledge (``scrapers.sites``): URLs, paging, robots.txt rules, blocks, merging pages.
+No HTTP here: this module is what Scrapy spiders will share."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from protego import Protego
+
+import parsers
+from scrapers import sites
+from scrapers.job import Target
+
+from fakesite import scholar_page
+
+USER = "Aaaaaaaa12AAAAJ"
+# Scholar's robots.txt rules for profiles (STRUCTURE.md §0): profiles allowed, their pages by cstart not.
+SCHOLAR_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\nDisallow: /citations?*cstart=\n"
+
+
+def test_site_knowledge_imports_no_http_client() -> None:
+    code = "import sys, scrapers.sites; assert 'httpx' not in sys.modules and 'scrapers.fetch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_first_urls() -> None:
+    scholar, msr, elamur = (sites.SITES[s] for s in ("scholar", "msr", "elamur"))
+    assert scholar.first_url(Target("scholar", id=USER), "https://scholar.google.com") == \
+        f"https://scholar.google.com/citations?user={USER}&hl=en&pagesize=100"
+    given = Target("scholar", url=f"https://scholar.google.de/citations?user={USER}&cstart=20")
+    assert scholar.first_url(given, "") == f"https://scholar.google.de/citations?user={USER}&pagesize=100"
+    assert msr.first_url(Target("msr", id="adaexample"), "http://mirror:8000/") == \
+        "http://mirror:8000/en-us/research/people/adaexample/publications/"
+    assert elamur.first_url(Target("elamur", id="olatunji-ruwase"), elamur.base_url) == \
+        "https://md.research.elamur.ai/free/en/authors/olatunji-ruwase/"
+
+
+def test_scholar_pages_on_while_show_more_is_enabled() -> None:
+    scholar = sites.SITES["scholar"]
+    first = f"https://scholar.google.com/citations?user={USER}&hl=en&pagesize=100"
+    assert scholar.next_url(first, 100, True) == first + "&cstart=100"
+    assert scholar.next_url(first + "&cstart=100", 100, True) == first + "&cstart=200"
+    assert scholar.next_url(first, 100, False) is None
+    assert scholar.next_url(first, 0, True) is None  # a page of no rows never loops
+
+
+def test_scholar_robots_rules_allow_the_profile_but_not_its_next_pages() -> None:
+    rules = Protego.parse(SCHOLAR_ROBOTS)
+    first = sites.SITES["scholar"].first_url(Target("scholar", id=USER), "https://scholar.google.com")
+    assert rules.can_fetch(first, "pubharvest/0.1")
+    assert not rules.can_fetch(sites.SITES["scholar"].next_url(first, 100, True), "pubharvest/0.1")
+
+
+def test_merge_joins_pages_once_each_and_says_when_pages_are_missing() -> None:
+    url = f"https://scholar.google.com/citations?user={USER}"
+    pages = [parsers.parse(scholar_page(USER, 250, start, 100), url=url) for start in (0, 100, 200)]
+    pages.append(parsers.parse(scholar_page(USER, 250, 200, 100), url=url))  # the same page twice
+    merged = sites.SITES["scholar"].merge(pages)
+    assert len(merged.publications) == 250 and merged.warnings == []
+    partial = sites.SITES["scholar"].merge(pages[:2])
+    assert len(partial.publications) == 200
+    assert [w.code for w in partial.warnings] == ["partial"]
+    assert "first 200 rows" in partial.warnings[0].message
+
+
+def test_blocks_are_told_by_status_redirect_and_markup(read_corpus) -> None:
+    captcha = read_corpus("scholar/captcha_gs_captcha_ccl_search_geomap_2020.html")
+    forbidden = read_corpus("scholar/blocked_403_forbidden_output_cite_geomap_2020.html")
+    url = f"https://scholar.google.com/citations?user={USER}"
+    assert sites.block_reason(403, url, forbidden)
+    assert sites.block_reason(302, "https://www.google.com/sorry/index?continue=x", b"")
+    assert "CAPTCHA" in sites.block_reason(429, url, captcha)
+    assert sites.block_reason(429, url, b"Too many requests") is None  # a plain 429 is retried, not a block
+    assert sites.block_reason(200, url, scholar_page(USER, 4, 0, 100).encode()) is None
+
+
+def test_site_of_url() -> None:
+    assert sites.site_of_url("https://scholar.google.co.uk/citations?user=x") == "scholar"
+    assert sites.site_of_url("https://www.microsoft.com/en-us/research/people/x/") == "msr"
+    assert sites.site_of_url("https://example.org/") is None
