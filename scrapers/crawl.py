@@ -15,7 +15,6 @@ Needs the ``scrapy`` extra: ``pip install 'pubharvest[scrapy]'``.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -173,7 +172,7 @@ def fetch_error(failure: Failure) -> FetchError:
     if isinstance(error, ScrapyHttpError):
         status = error.response.status
         return HttpError(f"HTTP {status} from {error.response.url}", status)
-    if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):
+    if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
         return RobotsDisallowed(f"robots.txt of {sites.host_of(failure.request.url)} disallows {failure.request.url}")
     if isinstance(error, (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)) or "Timeout" in type(error).__name__:
         return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
@@ -319,7 +318,6 @@ class CrawlEngine:
     def crawl(self, seeds: Sequence[Target], blocks: Blocks | None = None) -> Summary:
         """Run the spider over ``seeds`` in this process until the crawl ends (or Ctrl-C stops it)."""
         started = time.perf_counter()
-        logging.getLogger("scrapy").propagate = True
         process = CrawlerProcess(self.settings())
         crawler = process.create_crawler(ProfileSpider)
         if self.coordinator is not None:

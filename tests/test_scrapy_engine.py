@@ -16,7 +16,8 @@ from pubharvest.cli import main  # noqa: E402
 
 from fakesite import FakeSite  # noqa: E402
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, write_job  # noqa: E402
-from scrapyjobs import run_cli  # noqa: E402
+from scrapyjobs import run_cli, start_cli, wait_until  # noqa: E402
+from slowsite import SlowSite  # noqa: E402
 
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
@@ -108,3 +109,46 @@ def test_the_command_line_does_not_import_scrapy_until_a_crawl() -> None:
 
     probe = "import sys; from pubharvest.cli import build_parser; build_parser(); print('scrapy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_a_redirect_to_the_google_sign_in_page_is_not_followed() -> None:
+    from types import SimpleNamespace
+
+    from twisted.python.failure import Failure
+
+    from scrapers import job_from_toml
+    from scrapers.crawl import BlockMiddleware, CrawlEngine, ProfileSpider, RedirectRefused, fetch_error
+
+    job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\n[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')
+    spider = ProfileSpider(engine=CrawlEngine(job, SimpleNamespace(run="r", finished={}), []), seeds=[])
+    [first] = spider.first_requests(job.targets)
+    middleware = BlockMiddleware(SimpleNamespace(spider=spider))
+    assert middleware.process_request(first) is None
+    sign_in = first.replace(url="https://accounts.google.com/ServiceLogin?continue=x", meta={"redirect_urls": [first.url]})
+    with pytest.raises(RedirectRefused) as refused:
+        middleware.process_request(sign_in)
+    failure = Failure(refused.value)
+    failure.request = sign_in
+    error = fetch_error(failure)
+    assert (error.code, error.transient) == ("not_found_or_private", False)
+    assert "sign-in page" in error.message
+
+
+def test_ctrl_c_stops_cleanly_and_a_rerun_finishes_the_rest(tmp_path: Path) -> None:
+    import signal
+
+    users = [f"Intr{i:04d}xAAAAJ" for i in range(8)]
+    with SlowSite(delay=0.3) as site:
+        job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url})
+        crawl = start_cli("scrape", str(job), "--engine", "scrapy", log=tmp_path / "first.log")
+        assert wait_until(lambda: len(site.page_counts()) >= 3, timeout=60)
+        crawl.send_signal(signal.SIGINT)
+        assert crawl.wait(timeout=60) == 130
+        first = (tmp_path / "first.log").read_text()
+        assert "interrupted" in first and "--engine scrapy` again" in first, first
+        finished = len(records(tmp_path / "out.jsonl"))
+        assert 0 < finished < len(users)
+        rerun = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert rerun.returncode == 0 and f"{finished} already finished" in rerun.stderr, rerun.stderr
+        assert max(site.page_counts().values()) == 1, "no page fetched twice"
+    assert sorted(profile_key(r) for r in records(tmp_path / "out.jsonl")) == sorted(f"scholar:{u}" for u in users)
