@@ -45,9 +45,9 @@ def scrape(args: argparse.Namespace) -> int:
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
-    except StoreError as error:
+    except StoreError as error:  # a store that cannot be opened is bad input; one that fails mid-job is not
         print(f"pubharvest scrape: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE if store is None else EXIT_FAILED
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return EXIT_FAILED

@@ -118,16 +118,20 @@ class _Postgres(_Dialect):
         try:
             return psycopg.connect(str(location), autocommit=True, connect_timeout=10)
         except psycopg.Error as error:
-            first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise StoreError(f"cannot open the store at {without_password(str(location))}: {first_line}") from None
+            raise StoreError(f"cannot open the store at {without_password(str(location))}: {_first_line(error)}") from None
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"
 
     @contextmanager
     def transaction(self, connection):
-        with connection.transaction():
-            yield _Sql(connection, self)
+        import psycopg
+
+        try:
+            with connection.transaction():
+                yield _Sql(connection, self)
+        except psycopg.Error as error:
+            raise StoreError(f"the store ({connection.info.dsn}) failed: {_first_line(error)}") from error
 
     def create_schema(self, connection) -> None:
         with self.transaction(connection) as db:
@@ -136,6 +140,11 @@ class _Postgres(_Dialect):
             db.execute("SELECT pg_advisory_xact_lock(7303652)")
             for statement in SCHEMA:
                 db.execute(statement)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def without_password(url: str) -> str:

@@ -23,9 +23,10 @@ from typing import Any
 import scrapy
 from scrapy import signals
 from scrapy.crawler import CrawlerProcess
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DropItem, IgnoreRequest
 from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError as ScrapyHttpError
+from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
@@ -254,7 +255,14 @@ class RecordPipeline:
         return cls(crawler)
 
     def process_item(self, item: Finished) -> Finished:
-        self.crawler.spider.engine.settle(item)
+        engine = self.crawler.spider.engine
+        try:
+            engine.settle(item)
+        except Exception as error:  # a failed write (disk full, database gone) ends the crawl, as in the httpx runner
+            if engine.write_error is None:
+                engine.write_error = error
+                deferred_from_coro(self.crawler.stop_async())
+            raise DropItem(f"{item.target}: not written: {error}") from None
         return item
 
 
@@ -267,6 +275,7 @@ class CrawlEngine:
         self.on_event = on_event or (lambda *a, **k: None)
         self.coordinator, self.archive = coordinator, archive
         self.summary = Summary(run=ledger.run)
+        self.write_error: Exception | None = None
 
     def settle(self, item: Finished) -> None:
         """Write a target's record (sinks first, then the ledger, as the httpx runner does) and note its outcome."""
@@ -332,6 +341,8 @@ class CrawlEngine:
         finally:
             if self.archive is not None:
                 self.archive.close()
+        if self.write_error is not None:
+            raise self.write_error
         return self.summarise(crawler, started)
 
     def summarise(self, crawler: Any, started: float) -> Summary:

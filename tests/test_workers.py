@@ -168,3 +168,19 @@ def test_a_captcha_seen_by_one_worker_stops_the_host_for_both(tmp_path: Path, si
     again = [path for _, path, _ in site.log[served:] if not path.startswith("/robots.txt")]
     assert not [p for p in again if any(f"user={k.split(':')[1]}&" in p for k in finished_before)], \
         "a finished target is not fetched again"
+
+
+def test_a_database_lost_midway_stops_the_job_with_one_line(tmp_path: Path, site: SlowSite,
+                                                            postgres_url: str) -> None:
+    import psycopg
+
+    job = write_job(tmp_path, targets(), {"scholar": site.url, "msr": site.url, "elamur": site.url},
+                    store=postgres_url)
+    crawl = start_cli("scrape", str(job), "--engine", "scrapy", log=tmp_path / "crawl.log")
+    assert wait_until(lambda: len(site.page_counts()) >= 3, timeout=60)
+    admin_url, name = postgres_url.rsplit("/", 1)
+    with psycopg.connect(admin_url + "/postgres", autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    assert crawl.wait(timeout=60) == 1
+    log = (tmp_path / "crawl.log").read_text()
+    assert "pubharvest scrape: the store" in log and "failed:" in log and "Traceback" not in log, log
