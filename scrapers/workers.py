@@ -258,10 +258,14 @@ def join_job(job: Job, redis_url: str, sinks: Sequence[Sink] = (), on_event: Cal
     """Seed ``job``'s shared queue if nobody has, then work on it until it is empty; this worker's summary."""
     ttl = float(os.environ.get("PUBHARVEST_WORKER_TTL") or DEFAULT_TTL)
     coordinator = Coordinator.connect(redis_url, job, ttl=ttl)
-    with coordinator.seeding():
-        run, seeds = coordinator.begin(new_run=new_run)
-        engine = CrawlEngine(job, SharedLedger(coordinator, run, job.output), sinks, on_event, coordinator)
-        coordinator.seed(ProfileSpider(engine=engine, seeds=[]), seeds)
+    try:
+        with coordinator.seeding():
+            run, seeds = coordinator.begin(new_run=new_run)
+            engine = CrawlEngine(job, SharedLedger(coordinator, run, job.output), sinks, on_event, coordinator)
+            coordinator.seed(ProfileSpider(engine=engine, seeds=[]), seeds)
+    except redis.exceptions.LockError:
+        raise JobError(f"another worker of job {job.name!r} held the seeding lock for a minute; "
+                       "is it stuck? try again") from None
     summary = engine.crawl([], blocks=SharedBlocks(coordinator))
     summary.skipped = len(coordinator.finished()) - sum(o.status in FINISHED for o in summary.outcomes.values())
     return summary

@@ -152,3 +152,18 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_finishes_the_rest(tmp_path: Path) -> N
         assert rerun.returncode == 0 and f"{finished} already finished" in rerun.stderr, rerun.stderr
         assert max(site.page_counts().values()) == 1, "no page fetched twice"
     assert sorted(profile_key(r) for r in records(tmp_path / "out.jsonl")) == sorted(f"scholar:{u}" for u in users)
+
+
+def test_polite_scrapy_settings_come_from_the_job() -> None:
+    from types import SimpleNamespace
+
+    from scrapers import job_from_toml
+    from scrapers.crawl import CrawlEngine
+
+    job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\nrate = 0.5\nretries = 3\n'
+                        '[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')
+    settings = CrawlEngine(job, SimpleNamespace(run="r", finished={}), []).settings()
+    assert settings["ROBOTSTXT_OBEY"] and settings["AUTOTHROTTLE_ENABLED"]
+    assert (settings["DOWNLOAD_DELAY"], settings["CONCURRENT_REQUESTS_PER_DOMAIN"], settings["RETRY_TIMES"]) == (2.0, 1, 3)
+    assert {429, 500, 503} <= set(settings["RETRY_HTTP_CODES"])
+    assert "a@b.org" in settings["USER_AGENT"] and not settings["COOKIES_ENABLED"]
