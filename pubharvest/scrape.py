@@ -76,13 +76,24 @@ def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
         except ImportError as error:
             raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
                            "pip install 'pubharvest[scrapy]'") from None
-        if args.redis and job.warc:
-            print(f"pubharvest scrape: note: workers sharing a queue write no WARC archive ({job.warc} is not written)",
-                  file=sys.stderr)
+        if args.redis:
+            _note_shared_limits(job)
         return crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
     from scrapers import run_job
 
     return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+
+
+def _note_shared_limits(job: Job) -> None:
+    """Say what a worker sharing a queue does not do that the job file asks for."""
+    from .store import is_database_url
+
+    if job.warc:
+        print(f"pubharvest scrape: note: workers sharing a queue write no WARC archive ({job.warc} is not written)",
+              file=sys.stderr)
+    if job.store and not is_database_url(job.store):
+        print(f"pubharvest scrape: note: {job.store} is a local SQLite file; workers on other machines "
+              "need a postgresql:// store to write into one database", file=sys.stderr)
 
 
 def job_of(args: argparse.Namespace) -> Job:

@@ -317,6 +317,10 @@ class CrawlEngine:
             "TELNETCONSOLE_ENABLED": False,
             "LOG_LEVEL": "ERROR",
             "LOG_INSTALL_ROOT_HANDLER": False,
+            # each target is its own chain of pages, so in one process nothing is a duplicate: two
+            # targets naming one profile are both fetched, as by the httpx runner (workers share
+            # scrapy-redis's filter instead, see workers.py)
+            "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
             "DOWNLOADER_MIDDLEWARES": {f"{__name__}.BlockMiddleware": 580},
             "ITEM_PIPELINES": {f"{__name__}.RecordPipeline": 300},
         }
