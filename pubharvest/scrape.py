@@ -76,9 +76,10 @@ def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
         except ImportError as error:
             raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
                            "pip install 'pubharvest[scrapy]'") from None
+        summary = crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
         if args.redis:
             _note_shared_limits(job)
-        return crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
+        return summary
     from scrapers import run_job
 
     return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))

@@ -167,3 +167,16 @@ def test_polite_scrapy_settings_come_from_the_job() -> None:
     assert (settings["DOWNLOAD_DELAY"], settings["CONCURRENT_REQUESTS_PER_DOMAIN"], settings["RETRY_TIMES"]) == (2.0, 1, 3)
     assert {429, 500, 503} <= set(settings["RETRY_HTTP_CODES"])
     assert "a@b.org" in settings["USER_AGENT"] and not settings["COOKIES_ENABLED"]
+
+
+def test_bad_engine_input_gets_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    job = write_job(tmp_path, [{"site": "elamur", "id": "olatunji-ruwase"}], {"elamur": "http://127.0.0.1:9"})
+    cases = {
+        "--redis needs --engine scrapy": ["--redis", "redis://127.0.0.1:1/0"],
+        "cannot reach Redis at redis://127.0.0.1:1/0": ["--engine", "scrapy", "--redis", "redis://127.0.0.1:1/0"],
+        "a store is an SQLite file or a postgresql:// URL": ["--engine", "scrapy", "--store", "mysql://db/x"],
+    }
+    for message, flags in cases.items():
+        assert main(["scrape", str(job), *flags]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
