@@ -50,7 +50,8 @@ def run(workers: int, site: SlowSite, users: list[str], redis_url: str, store: s
     server = redis.Redis.from_url(redis_url)
     with tempfile.TemporaryDirectory() as folder:
         job, name = job_file(Path(folder), site.url, users, store or str(Path(folder) / "store.sqlite"))
-        command = [sys.executable, "-m", "pubharvest.cli", "scrape", str(job), "--engine", "scrapy", "--redis", redis_url]
+        command = [sys.executable, "-m", "pubharvest.cli", "scrape", str(job), "--engine", "scrapy",
+                   "--redis", redis_url]
         started = time.perf_counter()
         processes = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                      for _ in range(workers)]

@@ -77,7 +77,8 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
     scrape.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")
     scrape.add_argument("--robots", choices=("obey", "ignore"), help="one-off form: robots.txt policy (default: obey)")
     scrape.add_argument("-o", "--output", metavar="FILE", help="JSON Lines output (one-off default: stdout)")
-    scrape.add_argument("--store", metavar="DB", help="also upsert records into this store: an SQLite file or a postgresql:// URL")
+    scrape.add_argument("--store", metavar="DB",
+                        help="also upsert records into this store: an SQLite file or a postgresql:// URL")
     scrape.add_argument("--warc", metavar="FILE", help="archive every request and response here")
     scrape.add_argument("--new-run", action="store_true",
                         help="start a new run even if the last one left targets unfinished")

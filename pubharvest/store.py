@@ -118,7 +118,8 @@ class _Postgres(_Dialect):
         try:
             return psycopg.connect(str(location), autocommit=True, connect_timeout=10)
         except psycopg.Error as error:
-            raise StoreError(f"cannot open the store at {without_password(str(location))}: {_first_line(error)}") from None
+            where = without_password(str(location))
+            raise StoreError(f"cannot open the store at {where}: {_first_line(error)}") from None
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"

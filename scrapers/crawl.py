@@ -175,7 +175,8 @@ def fetch_error(failure: Failure) -> FetchError:
         return HttpError(f"HTTP {status} from {error.response.url}", status)
     if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
         return RobotsDisallowed(f"robots.txt of {sites.host_of(failure.request.url)} disallows {failure.request.url}")
-    if isinstance(error, (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)) or "Timeout" in type(error).__name__:
+    network = (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)
+    if isinstance(error, network) or "Timeout" in type(error).__name__:
         return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
     return _Failed(f"{type(error).__name__} fetching {failure.request.url}: {error}")
 
@@ -286,7 +287,8 @@ class CrawlEngine:
             for sink in self.sinks:
                 sink(self.ledger.run, target, item.record)
         outcome = item.outcome
-        self.ledger.commit(target.key, outcome.status, outcome.code, None if item.record is None else to_json(item.record))
+        record = None if item.record is None else to_json(item.record)
+        self.ledger.commit(target.key, outcome.status, outcome.code, record)
         self.summary.outcomes[target.key] = outcome
         self.on_event("target", outcome=outcome)
         if self.coordinator is not None and item.claim is not None:
@@ -359,8 +361,9 @@ class CrawlEngine:
         summary.interrupted = spider.close_reason == "shutdown"
         summary.wall_seconds = time.perf_counter() - started
         for key in self.unsettled():
-            summary.outcomes.setdefault(key, Outcome(key, "pending", "interrupted" if summary.interrupted else "unfinished",
-                                                     "the job stopped before this target finished"))
+            code = "interrupted" if summary.interrupted else "unfinished"
+            stopped = Outcome(key, "pending", code, "the job stopped before this target finished")
+            summary.outcomes.setdefault(key, stopped)
         return summary
 
     def unsettled(self) -> list[str]:

@@ -45,11 +45,12 @@ def test_the_scrapy_engine_gives_the_records_and_archive_of_the_default_engine(t
     by_httpx = sorted((tmp_path / "httpx" / "out.jsonl").read_text(encoding="utf-8").splitlines())
     by_scrapy = sorted((tmp_path / "scrapy" / "out.jsonl").read_text(encoding="utf-8").splitlines())
     assert len(by_scrapy) == 4 and by_scrapy == by_httpx
-    stored = [run_cli("store", "export", "--store", str(tmp_path / e / "store.sqlite")).stdout for e in ("httpx", "scrapy")]
+    stored = [run_cli("store", "export", "--store", str(tmp_path / engine / "store.sqlite")).stdout
+              for engine in ("httpx", "scrapy")]
     assert stored[0] == stored[1] and stored[0].count("\n") == 4
     reparsed = run_cli("parse", "--format", "jsonl", str(tmp_path / "scrapy" / "out.warc.gz"))
     assert reparsed.returncode == 0 and reparsed.stderr == ""
-    assert reparsed.stdout == (tmp_path / "scrapy" / "out.jsonl").read_text(encoding="utf-8"), "the archive re-parses to the records"
+    assert reparsed.stdout == (tmp_path / "scrapy" / "out.jsonl").read_text(encoding="utf-8"), "re-parsed as written"
 
 
 def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> None:
@@ -124,7 +125,8 @@ def test_a_redirect_to_the_google_sign_in_page_is_not_followed() -> None:
     [first] = spider.first_requests(job.targets)
     middleware = BlockMiddleware(SimpleNamespace(spider=spider))
     assert middleware.process_request(first) is None
-    sign_in = first.replace(url="https://accounts.google.com/ServiceLogin?continue=x", meta={"redirect_urls": [first.url]})
+    sign_in = first.replace(url="https://accounts.google.com/ServiceLogin?continue=x",
+                            meta={"redirect_urls": [first.url]})
     with pytest.raises(RedirectRefused) as refused:
         middleware.process_request(sign_in)
     failure = Failure(refused.value)
@@ -164,7 +166,8 @@ def test_polite_scrapy_settings_come_from_the_job() -> None:
                         '[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')
     settings = CrawlEngine(job, SimpleNamespace(run="r", finished={}), []).settings()
     assert settings["ROBOTSTXT_OBEY"] and settings["AUTOTHROTTLE_ENABLED"]
-    assert (settings["DOWNLOAD_DELAY"], settings["CONCURRENT_REQUESTS_PER_DOMAIN"], settings["RETRY_TIMES"]) == (2.0, 1, 3)
+    assert settings["DOWNLOAD_DELAY"] == 2.0 and settings["RETRY_TIMES"] == 3
+    assert settings["CONCURRENT_REQUESTS_PER_DOMAIN"] == 1
     assert {429, 500, 503} <= set(settings["RETRY_HTTP_CODES"])
     assert "a@b.org" in settings["USER_AGENT"] and not settings["COOKIES_ENABLED"]
 

@@ -27,7 +27,8 @@ def location(request, tmp_path: Path):
 
 
 def profile(cites: int, titles: tuple[str, ...] = ("B", "A", "C")) -> PageResult:
-    pubs = [Publication(title=t, citations=cites + i, ids=PublicationIds(scholar=f"U:{t}")) for i, t in enumerate(titles)]
+    pubs = [Publication(title=t, citations=cites + i, ids=PublicationIds(scholar=f"U:{t}"))
+            for i, t in enumerate(titles)]
     return PageResult(site="scholar", page="profile", profile=Profile(name="N", ids=Ids(scholar="U")),
                       publications=pubs)
 

@@ -49,7 +49,8 @@ def targets() -> list[dict]:
 
 def expected_pages(site: SlowSite) -> set[str]:
     scholar = {f"/citations?user={u}&hl=en&pagesize=100" + extra for u in SCHOLARS for extra in ("", "&cstart=100")}
-    return scholar | {f"/en-us/research/people/{p}/publications/" for p in PEOPLE} | {"/free/en/authors/olatunji-ruwase/"}
+    msr = {f"/en-us/research/people/{p}/publications/" for p in PEOPLE}
+    return scholar | msr | {"/free/en/authors/olatunji-ruwase/"}
 
 
 def shared_job(tmp_path: Path, site: SlowSite, postgres_url: str) -> Path:
@@ -62,8 +63,9 @@ def job_name(job: Path) -> str:
 
 
 def worker(job: Path, redis_url: str, n: int, tmp_path: Path):
-    return start_cli("scrape", str(job), "--engine", "scrapy", "--redis", redis_url, "-o", str(tmp_path / f"w{n}.jsonl"),
-                     env={"PUBHARVEST_WORKER_TTL": "2"}, log=tmp_path / f"w{n}.log")
+    return start_cli("scrape", str(job), "--engine", "scrapy", "--redis", redis_url,
+                     "-o", str(tmp_path / f"w{n}.jsonl"), env={"PUBHARVEST_WORKER_TTL": "2"},
+                     log=tmp_path / f"w{n}.log")
 
 
 def stored(postgres_url: str) -> dict[str, list]:
@@ -75,7 +77,8 @@ def stored(postgres_url: str) -> dict[str, list]:
                            "GROUP BY 1 ORDER BY 1").fetchall()
         snapshots = db.execute("SELECT run_id, count(*) FROM citation_snapshots GROUP BY 1").fetchall()
         publications = db.execute("SELECT count(*) FROM publications").fetchone()[0]
-    return {"profiles": sorted(p for (p,) in profiles), "links": links, "snapshots": snapshots, "publications": publications}
+    return {"profiles": sorted(p for (p,) in profiles), "links": links, "snapshots": snapshots,
+            "publications": publications}
 
 
 def assert_every_record_once(postgres_url: str, outputs: list[Path]) -> None:
