@@ -15,13 +15,17 @@ Needs the ``scrapy`` extra: ``pip install 'pubharvest[scrapy]'``.
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import scrapy
 from scrapy import signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import CrawlerProcess
 from scrapy.exceptions import DropItem, IgnoreRequest
 from scrapy.http import Request, Response
@@ -36,11 +40,13 @@ from parsers.records import PageResult, from_json, to_json
 from . import sites
 from .archive import ArchiveWriter
 from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from .fetch import retry_after_seconds
 from .job import Job, Target
 from .runner import Outcome, Sink, Summary, _failure, _NotFound
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
+BLOCKED = "pubharvest_blocked"  # request.meta: HostGate's verdict on the response (a reason, or None)
 RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 Event = Callable[..., None]
 
@@ -65,10 +71,18 @@ class RedirectRefused(IgnoreRequest):
 
 
 class Blocks:
-    """Which hosts blocked this job, and why; ``workers.SharedBlocks`` shares them through Redis."""
+    """Which hosts blocked this job, and why, and which asked it to wait (``Retry-After``, as a
+    time.time() deadline); ``workers.SharedBlocks`` shares both through Redis."""
 
     def __init__(self) -> None:
         self.hosts: dict[str, str] = {}
+        self.holds: dict[str, float] = {}
+
+    def hold(self, host: str, until: float) -> None:
+        self.holds[host] = max(self.holds.get(host, 0.0), until)
+
+    def held_until(self, host: str) -> float:
+        return self.holds.get(host, 0.0)
 
     def reason(self, host: str) -> str | None:
         return self.hosts.get(host)
@@ -159,6 +173,22 @@ class ProfileSpider(scrapy.Spider):
         if self.blocks.block(host, reason):
             self.on_event("blocked", host=host, reason=reason)
 
+    def refuse_if_blocked(self, host: str) -> None:
+        reason = self.blocks.reason(host)
+        if reason:
+            raise HostStopped(f"{host} blocked this job earlier ({reason})")
+
+    def respect_retry_after(self, request: Request, response: Response) -> None:
+        """Hold the host for a ``Retry-After``; one longer than the job's patience is not retried."""
+        header = response.headers.get("Retry-After")
+        wait = retry_after_seconds(header.decode("latin-1") if header else None)
+        if wait is None:
+            return
+        if wait > self.job.fetch.max_retry_after:
+            request.meta["dont_retry"] = True
+        else:
+            self.blocks.hold(sites.host_of(response.url), time.time() + wait)
+
     def closed(self, reason: str) -> None:
         self.close_reason = reason
 
@@ -185,12 +215,60 @@ class _Failed(FetchError):
     """Anything else Scrapy reports (a dropped connection, a response cut short): a rerun may succeed."""
 
 
+class HostGate(HTTP11DownloadHandler):
+    """Scrapy's HTTP(S) handler, judging hosts inside the download slot.
+
+    A request waits in its host's slot after the downloader middlewares have seen it, so only here
+    can a request queued behind a CAPTCHA or a ``Retry-After`` be refused or held before it is
+    sent, as the httpx runner does. The verdict on a response is left in ``request.meta`` for
+    ``BlockMiddleware`` to act on.
+    """
+
+    async def download_request(self, request: Request) -> Response:
+        spider: ProfileSpider = self.crawler.spider
+        host = sites.host_of(request.url)
+        spider.refuse_if_blocked(host)
+        wait = spider.blocks.held_until(host) - time.time()
+        if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it
+            spider.on_event("wait", host=host, seconds=wait)
+            await asyncio.sleep(wait)
+            spider.refuse_if_blocked(host)
+        response = await super().download_request(request)
+        body = _plain_body(response)
+        if body is not None:
+            request.meta[BLOCKED] = sites.block_reason(response.status, response.url, body, ok_pages=True)
+            if request.meta[BLOCKED]:
+                spider.stop_host(host, request.meta[BLOCKED])
+        if response.status in RETRY_CODES:
+            spider.respect_retry_after(request, response)
+        return response
+
+
+def _plain_body(response: Response) -> bytes | None:
+    """The body as the site meant it, or None when its encoding is not one undone here.
+
+    Requests ask for gzip or deflate only (``Accept-Encoding`` below), which the standard library reads.
+    """
+    encoding = (response.headers.get("Content-Encoding") or b"identity").strip().lower()
+    try:
+        if encoding == b"identity":
+            return response.body
+        if encoding in (b"gzip", b"x-gzip"):
+            return gzip.decompress(response.body)
+        if encoding == b"deflate":
+            return zlib.decompress(response.body, wbits=zlib.MAX_WBITS | 32)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
+
+
 class BlockMiddleware:
-    """Stops a host at its first block page, instead of retrying into a CAPTCHA.
+    """Turns a block page into a stopped host, instead of retrying into a CAPTCHA.
 
     Installed at 580: its ``process_response`` runs after decompression (590) and before retries
-    (550), so a CAPTCHA served with 429 or 503 is never retried; requests to a stopped host are
-    refused before they are sent, and a redirect to Google's sign-in page is not followed.
+    (550), so a CAPTCHA served with 429 or 503 is never retried. It archives every response, acts
+    on ``HostGate``'s verdict (judging itself when the gate could not read the body), and does not
+    follow a redirect to Google's sign-in page.
     """
 
     def __init__(self, crawler: Any) -> None:
@@ -205,10 +283,6 @@ class BlockMiddleware:
         return self.crawler.spider
 
     def process_request(self, request: Request) -> None:
-        host = sites.host_of(request.url)
-        reason = self.spider.blocks.reason(host)
-        if reason:
-            raise HostStopped(f"{host} blocked this job earlier ({reason})")
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
             refusal = sites.SITES[self.spider.targets[target].site].redirect_refusal(request.url)
@@ -224,7 +298,10 @@ class BlockMiddleware:
             archive.exchange("GET", request.url, _headers(request.headers), response.status,
                              _reason(response.status), _headers(response.headers), response.body,
                              request.meta[ARCHIVED])
-        reason = sites.block_reason(response.status, response.url, response.body, ok_pages=True)
+        if BLOCKED in request.meta:
+            reason = request.meta.pop(BLOCKED)
+        else:
+            reason = sites.block_reason(response.status, response.url, response.body, ok_pages=True)
         if reason:
             host = sites.host_of(response.url)
             self.spider.stop_host(host, reason)
@@ -324,6 +401,8 @@ class CrawlEngine:
             # scrapy-redis's filter instead, see workers.py)
             "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
             "DOWNLOADER_MIDDLEWARES": {f"{__name__}.BlockMiddleware": 580},
+            "DOWNLOAD_HANDLERS": {"http": f"{__name__}.HostGate", "https": f"{__name__}.HostGate"},
+            "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": "gzip, deflate"},  # what HostGate can read
             "ITEM_PIPELINES": {f"{__name__}.RecordPipeline": 300},
         }
         if self.coordinator is not None:

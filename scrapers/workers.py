@@ -11,7 +11,8 @@ Every key of a job lives under ``pubharvest:<job name>:`` in Redis:
 - ``alive:<worker>``: a heartbeat that expires ``ttl`` seconds after the worker stops. Claims of a
   worker whose heartbeat expired go back to the queue; this is the one case where a page can be
   fetched twice (the request was in flight when its worker died).
-- ``run``, ``finished`` (target -> outcome), ``blocked`` (host -> reason): the job's state, shared.
+- ``run``, ``finished`` (target -> outcome), ``blocked`` (host -> reason), ``holds`` (host ->
+  the time a ``Retry-After`` asked to wait until): the job's state, shared.
 
 A worker ends when the queue is empty and nobody holds a claim.
 """
@@ -83,7 +84,8 @@ class Coordinator:
         if run is None or new_run or all(t.key in finished for t in self.job.targets):
             run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
             self.server.delete(self.key("requests"), self.key("dupefilter"), self.key("finished"),
-                               self.key("blocked"), *self.server.scan_iter(match=self.key("claims", "*")))
+                               self.key("blocked"), self.key("holds"),
+                               *self.server.scan_iter(match=self.key("claims", "*")))
             self.server.set(self.key("run"), run)
             return run, list(self.job.targets)
         self.recover()
@@ -216,7 +218,8 @@ class ClaimScheduler(Scheduler):
 
 
 class SharedBlocks(Blocks):
-    """Blocks seen by any worker: one CAPTCHA stops the host for all of them."""
+    """Blocks and holds seen by any worker: one CAPTCHA stops the host for all of them, one
+    ``Retry-After`` holds it for all of them."""
 
     def __init__(self, coordinator: Coordinator) -> None:
         super().__init__()
@@ -232,6 +235,14 @@ class SharedBlocks(Blocks):
     def block(self, host: str, reason: str) -> bool:
         self.coordinator.server.hsetnx(self.coordinator.key("blocked"), host, reason)
         return super().block(host, reason)
+
+    def hold(self, host: str, until: float) -> None:
+        super().hold(host, until)
+        self.coordinator.server.zadd(self.coordinator.key("holds"), {host: until}, gt=True)
+
+    def held_until(self, host: str) -> float:
+        shared = self.coordinator.server.zscore(self.coordinator.key("holds"), host)
+        return max(super().held_until(host), shared or 0.0)
 
 
 class SharedLedger:

@@ -59,7 +59,8 @@ def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> N
         scholar.fault(f"user={SCHOLAR_B}", "captcha")
         targets = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
                    {"site": "elamur", "id": "olatunji-ruwase"}, {"site": "scholar", "id": SCHOLAR_C}]
-        job = write_job(tmp_path, targets, {"scholar": scholar.url, "elamur": other.url})
+        # two in flight: requests wait in the host's slot behind the CAPTCHA, and must not be sent
+        job = write_job(tmp_path, targets, {"scholar": scholar.url, "elamur": other.url}, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")
         assert done.returncode == 3, done.stderr
         assert SCHOLAR_B in scholar.log[-1][1]  # the CAPTCHA was the last request that host saw
@@ -81,7 +82,7 @@ def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
         real_page = site.page
         site.page = lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path)
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
-                        {"scholar": site.url}, retries=3)
+                        {"scholar": site.url}, retries=3, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")
         assert done.returncode == 3, done.stderr
         assert len(site.paths(SCHOLAR_A)) == 1 and not site.paths(SCHOLAR_B)
@@ -183,3 +184,25 @@ def test_bad_engine_input_gets_one_line_and_exit_2(tmp_path: Path, capsys) -> No
         assert main(["scrape", str(job), *flags]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_retry_after_holds_back_every_request_to_that_host(tmp_path: Path) -> None:
+    with FakeSite() as site:
+        site.fault(f"user={SCHOLAR_A}", "429:1")
+        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
+                                   {"site": "scholar", "id": SCHOLAR_C}], {"scholar": site.url}, concurrency=2)
+        done = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert done.returncode == 0, done.stderr
+        refused = next(t for t, path, _ in site.log if SCHOLAR_A in path)
+        later = [t for t, path, _ in site.log if t > refused]
+        assert later and min(later) - refused >= 0.9  # nothing reached the host before Retry-After passed
+        assert len(site.paths(SCHOLAR_A)) == 2
+
+
+def test_a_retry_after_beyond_the_jobs_patience_is_not_retried(tmp_path: Path) -> None:
+    with FakeSite() as site:
+        site.fault(f"user={SCHOLAR_A}", "503:3600")
+        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url}, max_retry_after=60)
+        done = run_cli("scrape", str(job), "--engine", "scrapy")
+        assert done.returncode == 1 and f"scholar:{SCHOLAR_A}: http_error: HTTP 503" in done.stderr, done.stderr
+        assert len(site.paths(SCHOLAR_A)) == 1
