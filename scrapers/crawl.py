@@ -19,7 +19,7 @@ import asyncio
 import gzip
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +110,7 @@ class ProfileSpider(scrapy.Spider):
         self.pages = 0
         self.close_reason: str | None = None
 
-    async def start(self) -> Any:
+    async def start(self) -> AsyncIterator[Request]:
         for request in self.first_requests(self.seeds):
             yield request
 

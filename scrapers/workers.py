@@ -172,7 +172,8 @@ class Coordinator:
 
 
 class ClaimQueue(Base):
-    """A FIFO of requests shared by workers, where taking a request claims it for the taker."""
+    """The queue of requests shared by workers: seeds in order, each successor ahead of them; taking
+    a request claims it for the taker."""
 
     @property
     def coordinator(self) -> Coordinator:
