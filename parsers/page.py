@@ -129,7 +129,10 @@ def decode(raw: bytes) -> tuple[str, str]:
             return text, "utf-8"
     from bs4 import UnicodeDammit
 
-    dammit = UnicodeDammit(raw, known_definite_encodings=candidates, is_html=True)
+    # utf-8 then windows-1252 before any installed detector's guess: charset_normalizer (which
+    # Scrapy and requests pull in) guesses cp1250 or utf-16 for short Western pages
+    dammit = UnicodeDammit(raw, known_definite_encodings=candidates, user_encodings=["utf-8", "windows-1252"],
+                           is_html=True)
     if dammit.unicode_markup is None:
         raise Binary("the input could not be decoded as text in any known encoding")
     text = dammit.unicode_markup

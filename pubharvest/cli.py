@@ -77,11 +77,18 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
     scrape.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")
     scrape.add_argument("--robots", choices=("obey", "ignore"), help="one-off form: robots.txt policy (default: obey)")
     scrape.add_argument("-o", "--output", metavar="FILE", help="JSON Lines output (one-off default: stdout)")
-    scrape.add_argument("--store", metavar="DB", help="also upsert records into this SQLite store")
+    scrape.add_argument("--store", metavar="DB",
+                        help="also upsert records into this store: an SQLite file or a postgresql:// URL")
     scrape.add_argument("--warc", metavar="FILE", help="archive every request and response here")
     scrape.add_argument("--new-run", action="store_true",
                         help="start a new run even if the last one left targets unfinished")
     scrape.add_argument("--verbose", "-v", action="store_true", help="log each request and response")
+    scrape.add_argument("--engine", choices=("httpx", "scrapy"), default="httpx",
+                        help="httpx: the built-in async fetcher (default); scrapy: the job as Scrapy spiders "
+                             "(needs pip install 'pubharvest[scrapy]')")
+    scrape.add_argument("--redis", metavar="URL",
+                        help="with --engine scrapy: share the job's queue through this Redis server, so that "
+                             "workers on several machines split it (see docs/workers.md)")
 
 
 def _add_store(commands: argparse._SubParsersAction) -> None:
@@ -89,7 +96,7 @@ def _add_store(commands: argparse._SubParsersAction) -> None:
     actions = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write the stored profiles (or --citations history) as JSON Lines")
     export.add_argument("--store", metavar="DB", default="pubharvest.sqlite",
-                        help="the SQLite file (default: pubharvest.sqlite)")
+                        help="the SQLite file or postgresql:// URL (default: pubharvest.sqlite)")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     export.add_argument("--citations", action="store_true",
                         help="one line per publication per run: how citations grew")

@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 def scrape(args: argparse.Namespace) -> int:
     """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
-    from scrapers import JobError, run_job
+    from scrapers import JobError
 
     from .progress import Progress
+    from .store import StoreError
 
     try:
         job = job_of(args)
+        if args.redis and args.engine != "scrapy":
+            raise JobError("--redis needs --engine scrapy")
     except JobError as error:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         return EXIT_USAGE
@@ -38,7 +41,13 @@ def scrape(args: argparse.Namespace) -> int:
         if job.output is None and store is None:
             sinks.append(_stdout_sink)
         with Progress(verbose=args.verbose) as progress:
-            summary = asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+            summary = _run(job, sinks, progress, args)
+    except JobError as error:
+        print(f"pubharvest scrape: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+    except StoreError as error:  # a store that cannot be opened is bad input; one that fails mid-job is not
+        print(f"pubharvest scrape: {error}", file=sys.stderr)
+        return EXIT_USAGE if store is None else EXIT_FAILED
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return EXIT_FAILED
@@ -57,11 +66,44 @@ def scrape(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
+def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
+    """The job's summary, from the engine ``args`` chose."""
+    if args.engine == "scrapy":
+        from scrapers import JobError
+
+        try:
+            from scrapers.crawl import crawl_job
+        except ImportError as error:
+            raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
+                           "pip install 'pubharvest[scrapy]'") from None
+        summary = crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
+        if args.redis:
+            _note_shared_limits(job)
+        return summary
+    from scrapers import run_job
+
+    return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+
+
+def _note_shared_limits(job: Job) -> None:
+    """Say what a worker sharing a queue does not do that the job file asks for."""
+    from .store import is_database_url
+
+    if job.warc:
+        print(f"pubharvest scrape: note: workers sharing a queue write no WARC archive ({job.warc} is not written)",
+              file=sys.stderr)
+    if job.store and not is_database_url(job.store):
+        print(f"pubharvest scrape: note: {job.store} is a local SQLite file; workers on other machines "
+              "need a postgresql:// store to write into one database", file=sys.stderr)
+
+
 def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
-    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job
+    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
     overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
+    if args.store:
+        overrides["store"] = store_location(Path("."), args.store)
     if args.job:
         one_off = [flag for flag, value in (("--site", args.site), ("--id", args.target_id), ("--url", args.target_url),
                                             ("--contact", args.contact), ("--base-url", args.base_url),
@@ -108,11 +150,16 @@ def export_store(args: argparse.Namespace) -> int:
 
     from .output import open_output
 
-    if not Path(args.store).is_file():
+    from .store import StoreError, is_database_url
+
+    if not (is_database_url(args.store) or Path(args.store).is_file()):
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
         return EXIT_USAGE
     try:
-        store = _open_store(Path(args.store))
+        store = _open_store(args.store)
+    except StoreError as error:
+        print(f"pubharvest store: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except sqlite3.Error as error:
         print(f"pubharvest store: {args.store}: not a pubharvest store ({error})", file=sys.stderr)
         return EXIT_USAGE
@@ -129,7 +176,7 @@ def export_store(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _open_store(path: Path) -> Store:
+def _open_store(path: Path | str) -> Store:
     from .store import Store
 
     return Store(path)
@@ -143,4 +190,8 @@ def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
 
 
 def _rerun_command(args: argparse.Namespace) -> str:
-    return f"pubharvest scrape {args.job}" if args.job else "the same command"
+    from .store import without_password
+
+    redis = f" --redis {without_password(args.redis)}" if args.redis else ""
+    engine = "" if args.engine == "httpx" else f" --engine {args.engine}{redis}"
+    return f"pubharvest scrape {args.job}{engine}" if args.job else "the same command"

@@ -21,6 +21,7 @@ _NAMES = {
     "errors": ("JobError", "FetchError", "HostBlocked", "HttpError", "RobotsDisallowed", "Unreachable"),
     "job": ("Job", "Target", "load_job", "job_from_toml"),
     "runner": ("run_job", "Summary", "Outcome"),
+    "crawl": ("crawl_job",),  # the Scrapy engine: needs pip install 'pubharvest[scrapy]'
 }
 _WHERE = {name: module for module, names in _NAMES.items() for name in names}
 __all__ = sorted(_WHERE)

@@ -103,7 +103,7 @@ class Job:
     fetch: FetchSettings
     base_urls: dict[str, str]
     output: Path | None = None
-    store: Path | None = None
+    store: Path | str | None = None  # an SQLite file, or a database URL as written
     warc: Path | None = None
     journal: Path | None = None
 
@@ -162,7 +162,7 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
         if not re.match(r"https?://[^/]+", url):
             raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
     return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
-               output=_path(root, spec.output), store=_path(root, spec.store), warc=_path(root, spec.warc),
+               output=_path(root, spec.output), store=store_location(root, spec.store), warc=_path(root, spec.warc),
                journal=_path(root, spec.journal) or root / f"{name}.journal")
 
 
@@ -205,6 +205,15 @@ def _target(spec: TargetSpec, index: int) -> Target:
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
     return Target(site=spec.site, id=spec.id)
+
+
+def store_location(root: Path, value: str | None) -> Path | str | None:
+    """Where records are stored: a URL (``postgresql://...``) as written, else a path under ``root``.
+
+    >>> store_location(Path("jobs"), "postgresql://db/pubharvest"), store_location(Path("jobs"), "s.sqlite")
+    ('postgresql://db/pubharvest', PosixPath('jobs/s.sqlite'))
+    """
+    return value if value and "://" in value else _path(root, value)
 
 
 def _path(root: Path, value: str | None) -> Path | None:

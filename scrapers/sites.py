@@ -139,17 +139,19 @@ def is_partial(result: PageResult) -> bool:
     return any(w.code == "partial" for w in result.warnings)
 
 
-def block_reason(status: int, url: str, body: bytes) -> str | None:
+def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> str | None:
     """Why a response is a block (stop all requests to its host), or None.
 
     A 200 CAPTCHA page is caught by the parsers (``blocked``); this catches what is never parsed:
     a 403, Google's ``/sorry/`` "unusual traffic" redirect target, and a CAPTCHA served with 429 or 503.
+    ``ok_pages=True`` checks 200 pages too, for an engine that must judge a response before it is
+    parsed (the Scrapy middleware, which stops the host before a retry or a callback runs).
     """
     if status == 403:
         return "the site answered 403 Forbidden"
     if "/sorry/" in urlsplit(url).path:
         return "the site sent its \"unusual traffic\" page"
-    if status != 200 and body:
+    if (status != 200 or ok_pages) and body:
         from parsers import Blocked
         from parsers.page import Document, refuse_block_pages
 

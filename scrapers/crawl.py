@@ -1,0 +1,470 @@
+"""The Scrapy engine: a job's targets fetched by one Scrapy spider, site knowledge from ``sites``.
+
+``pubharvest scrape JOB.toml --engine scrapy`` runs :func:`crawl_job`: one process, one
+``CrawlerProcess``, the same records, outcomes and exit codes as the httpx runner. With a Redis URL
+the spider becomes one worker of many (``scrapers.workers``): scrapy-redis holds the queue and the
+duplicate filter, and every worker writes into the job's store.
+
+Each target is a chain of requests: the first URL from ``Site.first_url``, each next one from
+``Site.next_url``; the parsed pages ride along in ``cb_kwargs`` (as JSON, so that a request can sit
+in Redis), and the last page yields one :class:`Finished` item, merged by ``Site.merge``. The item
+pipeline hands it to the job's sinks and ledger, as the httpx runner does.
+
+Needs the ``scrapy`` extra: ``pip install 'pubharvest[scrapy]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import time
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import scrapy
+from scrapy import signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.crawler import CrawlerProcess
+from scrapy.exceptions import DropItem, IgnoreRequest
+from scrapy.http import Request, Response
+from scrapy.spidermiddlewares.httperror import HttpError as ScrapyHttpError
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
+from twisted.python.failure import Failure
+
+from parsers import ParseError, parse
+from parsers.records import PageResult, from_json, to_json
+
+from . import sites
+from .archive import ArchiveWriter
+from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from .fetch import retry_after_seconds
+from .job import Job, Target
+from .runner import Outcome, Sink, Summary, _failure, _NotFound
+
+CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
+ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
+BLOCKED = "pubharvest_blocked"  # request.meta: HostGate's verdict on the response (a reason, or None)
+RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
+Event = Callable[..., None]
+
+
+@dataclass
+class Finished:
+    """The item a target ends with: its outcome, and its merged record unless it has none."""
+
+    target: str
+    outcome: Outcome
+    record: PageResult | None = None
+    claim: bytes | None = None
+    archived: tuple[str, ...] = ()  # WARC-Record-IDs of the record's pages, in order
+
+
+class HostStopped(IgnoreRequest):
+    """A request not sent, or a response not used, because its host blocked the job."""
+
+
+class RedirectRefused(IgnoreRequest):
+    """A redirect that means there is nothing to fetch (Scholar's sign-in page)."""
+
+
+class Blocks:
+    """Which hosts blocked this job, and why, and which asked it to wait (``Retry-After``, as a
+    time.time() deadline); ``workers.SharedBlocks`` shares both through Redis."""
+
+    def __init__(self) -> None:
+        self.hosts: dict[str, str] = {}
+        self.holds: dict[str, float] = {}
+
+    def hold(self, host: str, until: float) -> None:
+        self.holds[host] = max(self.holds.get(host, 0.0), until)
+
+    def held_until(self, host: str) -> float:
+        return self.holds.get(host, 0.0)
+
+    def reason(self, host: str) -> str | None:
+        return self.hosts.get(host)
+
+    def block(self, host: str, reason: str) -> bool:
+        """Record the block; True when it is news."""
+        if host in self.hosts:
+            return False
+        self.hosts[host] = reason
+        return True
+
+
+class ProfileSpider(scrapy.Spider):
+    """Every target of a job, each a chain of page requests; yields one ``Finished`` per target."""
+
+    name = "pubharvest"
+
+    def __init__(self, engine: CrawlEngine, seeds: Sequence[Target], blocks: Blocks | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.engine, self.job, self.seeds = engine, engine.job, list(seeds)
+        self.targets = {t.key: t for t in engine.job.targets}
+        self.blocks = blocks or Blocks()
+        self.on_event = engine.on_event
+        self.pages = 0
+        self.close_reason: str | None = None
+
+    async def start(self) -> AsyncIterator[Request]:
+        for request in self.first_requests(self.seeds):
+            yield request
+
+    def first_requests(self, targets: Sequence[Target]) -> list[Request]:
+        """The first page request of each target."""
+        return [self.page_request(sites.SITES[t.site].first_url(t, self.job.base_url(t.site)), t.key, [], [])
+                for t in targets]
+
+    def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str],
+                     claim: bytes | None = None) -> Request:
+        return Request(url, callback=self.parse_page, errback=self.failed,
+                       cb_kwargs={"target": target, "pages": pages, "archived": archived},
+                       meta={CLAIM: claim} if claim else {})
+
+    def parse_page(self, response: Response, target: str, pages: list[bytes],
+                   archived: list[str]) -> Iterator[Request | Finished]:
+        """The next page's request, or the target's ``Finished`` item."""
+        claim = response.meta.get(CLAIM)
+        try:
+            result = parse(response.body, url=response.url)
+        except ParseError as error:
+            if error.code == "blocked":  # a block page the middleware did not know; stop the host all the same
+                self.stop_host(sites.host_of(response.url), error.message)
+                error = HostBlocked(f"{sites.host_of(response.url)}: {error.message}")
+            yield self.failure(target, pages, archived, error, claim)
+            return
+        self.pages += 1
+        self.on_event("page", url=response.url)
+        pages = [*pages, to_json(result)]
+        archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
+        site = sites.SITES[self.targets[target].site]
+        next_url = site.next_url(response.url, len(result.publications), sites.is_partial(result))
+        if next_url is None:
+            yield self.finished(target, pages, archived, None, claim)
+        else:
+            yield self.page_request(next_url, target, pages, archived, claim)
+
+    def failed(self, failure: Failure) -> Iterator[Finished]:
+        request = failure.request
+        kwargs = request.cb_kwargs
+        yield self.failure(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
+                           request.meta.get(CLAIM))
+
+    def failure(self, target: str, pages: list[bytes], archived: list[str], error: FetchError | ParseError,
+                claim: bytes | None) -> Finished:
+        """A target's end after a failed page: a partial record when earlier pages stand, else no record."""
+        if pages and isinstance(error, FetchError) and not error.transient:
+            return self.finished(target, pages, archived, f"stopped after {len(pages)} page(s): {error.message}", claim)
+        return Finished(target, _failure(self.targets[target], error), None, claim)
+
+    def finished(self, target: str, pages: list[bytes], archived: list[str], stopped: str | None,
+                 claim: bytes | None) -> Finished:
+        results = [from_json(page) for page in pages]
+        record = sites.SITES[self.targets[target].site].merge(results)
+        status = "partial" if sites.is_partial(results[-1]) else "done"
+        outcome = Outcome(target, status, "partial" if stopped else None, stopped, len(results))
+        return Finished(target, outcome, record, claim, tuple(archived))
+
+    def stop_host(self, host: str, reason: str) -> None:
+        if self.blocks.block(host, reason):
+            self.on_event("blocked", host=host, reason=reason)
+
+    def refuse_if_blocked(self, host: str) -> None:
+        reason = self.blocks.reason(host)
+        if reason:
+            raise HostStopped(f"{host} blocked this job earlier ({reason})")
+
+    def respect_retry_after(self, request: Request, response: Response) -> None:
+        """Hold the host for a ``Retry-After``; one longer than the job's patience is not retried."""
+        header = response.headers.get("Retry-After")
+        wait = retry_after_seconds(header.decode("latin-1") if header else None)
+        if wait is None:
+            return
+        if wait > self.job.fetch.max_retry_after:
+            request.meta["dont_retry"] = True
+        else:
+            self.blocks.hold(sites.host_of(response.url), time.time() + wait)
+
+    def closed(self, reason: str) -> None:
+        self.close_reason = reason
+
+
+def fetch_error(failure: Failure) -> FetchError:
+    """The pubharvest error for a Scrapy failure, so that outcomes read as the httpx runner's do."""
+    error = failure.value
+    if isinstance(error, HostStopped):
+        return HostBlocked(str(error))
+    if isinstance(error, RedirectRefused):
+        return _NotFound(str(error))
+    if isinstance(error, ScrapyHttpError):
+        status = error.response.status
+        return HttpError(f"HTTP {status} from {error.response.url}", status)
+    if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
+        return RobotsDisallowed(f"robots.txt of {sites.host_of(failure.request.url)} disallows {failure.request.url}")
+    network = (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)
+    if isinstance(error, network) or "Timeout" in type(error).__name__:
+        return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
+    return _Failed(f"{type(error).__name__} fetching {failure.request.url}: {error}")
+
+
+class _Failed(FetchError):
+    """Anything else Scrapy reports (a dropped connection, a response cut short): a rerun may succeed."""
+
+
+class HostGate(HTTP11DownloadHandler):
+    """Scrapy's HTTP(S) handler, judging hosts inside the download slot.
+
+    A request waits in its host's slot after the downloader middlewares have seen it, so only here
+    can a request queued behind a CAPTCHA or a ``Retry-After`` be refused or held before it is
+    sent, as the httpx runner does. The verdict on a response is left in ``request.meta`` for
+    ``BlockMiddleware`` to act on.
+    """
+
+    async def download_request(self, request: Request) -> Response:
+        spider: ProfileSpider = self.crawler.spider
+        host = sites.host_of(request.url)
+        spider.refuse_if_blocked(host)
+        wait = spider.blocks.held_until(host) - time.time()
+        if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it
+            spider.on_event("wait", host=host, seconds=wait)
+            await asyncio.sleep(wait)
+            spider.refuse_if_blocked(host)
+        response = await super().download_request(request)
+        body = _plain_body(response)
+        if body is not None:
+            request.meta[BLOCKED] = sites.block_reason(response.status, response.url, body, ok_pages=True)
+            if request.meta[BLOCKED]:
+                spider.stop_host(host, request.meta[BLOCKED])
+        if response.status in RETRY_CODES:
+            spider.respect_retry_after(request, response)
+        return response
+
+
+def _plain_body(response: Response) -> bytes | None:
+    """The body as the site meant it, or None when its encoding is not one undone here.
+
+    Requests ask for gzip or deflate only (``Accept-Encoding`` below), which the standard library reads.
+    """
+    encoding = (response.headers.get("Content-Encoding") or b"identity").strip().lower()
+    try:
+        if encoding == b"identity":
+            return response.body
+        if encoding in (b"gzip", b"x-gzip"):
+            return gzip.decompress(response.body)
+        if encoding == b"deflate":
+            return zlib.decompress(response.body, wbits=zlib.MAX_WBITS | 32)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
+
+
+class BlockMiddleware:
+    """Turns a block page into a stopped host, instead of retrying into a CAPTCHA.
+
+    Installed at 580: its ``process_response`` runs after decompression (590) and before retries
+    (550), so a CAPTCHA served with 429 or 503 is never retried. It archives every response, acts
+    on ``HostGate``'s verdict (judging itself when the gate could not read the body), and does not
+    follow a redirect to Google's sign-in page.
+    """
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> BlockMiddleware:
+        return cls(crawler)
+
+    @property
+    def spider(self) -> ProfileSpider:
+        return self.crawler.spider
+
+    def process_request(self, request: Request) -> None:
+        target = request.cb_kwargs.get("target")
+        if request.meta.get("redirect_urls") and target in self.spider.targets:
+            refusal = sites.SITES[self.spider.targets[target].site].redirect_refusal(request.url)
+            if refusal:
+                raise RedirectRefused(refusal)
+        self.spider.on_event("request", url=request.url)
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        self.spider.on_event("response", url=response.url, status=response.status)
+        archive = self.spider.engine.archive
+        if archive is not None:
+            request.meta[ARCHIVED] = archive.make_id()
+            archive.exchange("GET", request.url, _headers(request.headers), response.status,
+                             _reason(response.status), _headers(response.headers), response.body,
+                             request.meta[ARCHIVED])
+        if BLOCKED in request.meta:
+            reason = request.meta.pop(BLOCKED)
+        else:
+            reason = sites.block_reason(response.status, response.url, response.body, ok_pages=True)
+        if reason:
+            host = sites.host_of(response.url)
+            self.spider.stop_host(host, reason)
+            raise HostStopped(f"{host}: {reason}")
+        return response
+
+
+def _headers(headers: Any) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), b", ".join(v).decode("latin-1")) for k, v in headers.items()]
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+class RecordPipeline:
+    """Hands each ``Finished`` item to the job's sinks and ledger, then releases its queue claim."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> RecordPipeline:
+        return cls(crawler)
+
+    def process_item(self, item: Finished) -> Finished:
+        engine = self.crawler.spider.engine
+        try:
+            engine.settle(item)
+        except Exception as error:  # a failed write (disk full, database gone) ends the crawl, as in the httpx runner
+            if engine.write_error is None:
+                engine.write_error = error
+                deferred_from_coro(self.crawler.stop_async())
+            raise DropItem(f"{item.target}: not written: {error}") from None
+        return item
+
+
+class CrawlEngine:
+    """What a crawl writes to and reports: sinks, ledger, summary and, with Redis, the shared queue."""
+
+    def __init__(self, job: Job, ledger: Any, sinks: Sequence[Sink], on_event: Event | None = None,
+                 coordinator: Any = None, archive: ArchiveWriter | None = None) -> None:
+        self.job, self.ledger, self.sinks = job, ledger, list(sinks)
+        self.on_event = on_event or (lambda *a, **k: None)
+        self.coordinator, self.archive = coordinator, archive
+        self.summary = Summary(run=ledger.run)
+        self.write_error: Exception | None = None
+
+    def settle(self, item: Finished) -> None:
+        """Write a target's record (sinks first, then the ledger, as the httpx runner does) and note its outcome."""
+        target = next(t for t in self.job.targets if t.key == item.target)
+        if item.record is not None:
+            if self.archive is not None:
+                self.archive.target_done(self.ledger.run, target.key, item.outcome.status, list(item.archived))
+            for sink in self.sinks:
+                sink(self.ledger.run, target, item.record)
+        outcome = item.outcome
+        record = None if item.record is None else to_json(item.record)
+        self.ledger.commit(target.key, outcome.status, outcome.code, record)
+        self.summary.outcomes[target.key] = outcome
+        self.on_event("target", outcome=outcome)
+        if self.coordinator is not None and item.claim is not None:
+            self.coordinator.release(item.claim)
+
+    def settings(self) -> dict[str, Any]:
+        """Scrapy settings for this job: polite defaults from the job's fetch settings."""
+        fetch = self.job.fetch
+        delay = 1.0 / fetch.rate if fetch.rate > 0 else 0.0
+        settings = {
+            "USER_AGENT": fetch.user_agent,
+            "ROBOTSTXT_OBEY": fetch.robots == "obey",
+            "ROBOTSTXT_USER_AGENT": fetch.user_agent,
+            "DOWNLOAD_DELAY": delay,
+            "RANDOMIZE_DOWNLOAD_DELAY": fetch.jitter > 0,
+            "AUTOTHROTTLE_ENABLED": delay > 0,  # rate = 0 is the job's explicit "no limit"
+            "AUTOTHROTTLE_START_DELAY": delay,
+            "AUTOTHROTTLE_MAX_DELAY": max(fetch.max_backoff, delay),
+            "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
+            "CONCURRENT_REQUESTS": fetch.concurrency,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": fetch.per_host,
+            "DOWNLOAD_TIMEOUT": fetch.timeout,
+            "RETRY_ENABLED": True,
+            "RETRY_TIMES": fetch.retries,
+            "RETRY_HTTP_CODES": RETRY_CODES,
+            "REDIRECT_MAX_TIMES": sites.MAX_REDIRECTS,
+            "COOKIES_ENABLED": False,
+            "TELNETCONSOLE_ENABLED": False,
+            "LOG_LEVEL": "ERROR",
+            "LOG_INSTALL_ROOT_HANDLER": False,
+            # each target is its own chain of pages, so in one process nothing is a duplicate: two
+            # targets naming one profile are both fetched, as by the httpx runner (workers share
+            # scrapy-redis's filter instead, see workers.py)
+            "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
+            "DOWNLOADER_MIDDLEWARES": {f"{__name__}.BlockMiddleware": 580},
+            "DOWNLOAD_HANDLERS": {"http": f"{__name__}.HostGate", "https": f"{__name__}.HostGate"},
+            "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": "gzip, deflate"},  # what HostGate can read
+            "ITEM_PIPELINES": {f"{__name__}.RecordPipeline": 300},
+        }
+        if self.coordinator is not None:
+            settings.update(self.coordinator.scrapy_settings())
+        return settings
+
+    def crawl(self, seeds: Sequence[Target], blocks: Blocks | None = None) -> Summary:
+        """Run the spider over ``seeds`` in this process until the crawl ends (or Ctrl-C stops it)."""
+        started = time.perf_counter()
+        process = CrawlerProcess(self.settings())
+        crawler = process.create_crawler(ProfileSpider)
+        if self.coordinator is not None:
+            crawler.signals.connect(self.coordinator.on_idle, signal=signals.spider_idle)
+            crawler.signals.connect(self.coordinator.on_opened, signal=signals.spider_opened)
+            crawler.signals.connect(self.coordinator.on_closed, signal=signals.spider_closed)
+        unfinished = len(self.unsettled())
+        self.on_event("start", targets=unfinished, skipped=len(self.job.targets) - unfinished)
+        process.crawl(crawler, engine=self, seeds=seeds, blocks=blocks)
+        try:
+            process.start()
+        finally:
+            if self.archive is not None:
+                self.archive.close()
+        if self.write_error is not None:
+            raise self.write_error
+        return self.summarise(crawler, started)
+
+    def summarise(self, crawler: Any, started: float) -> Summary:
+        summary, spider = self.summary, crawler.spider
+        stats = crawler.stats.get_stats()
+        summary.requests = stats.get("downloader/request_count", 0)
+        summary.retries = stats.get("retry/count", 0)
+        summary.pages = spider.pages
+        summary.blocked = dict(spider.blocks.hosts)
+        summary.interrupted = spider.close_reason == "shutdown"
+        summary.wall_seconds = time.perf_counter() - started
+        for key in self.unsettled():
+            code = "interrupted" if summary.interrupted else "unfinished"
+            stopped = Outcome(key, "pending", code, "the job stopped before this target finished")
+            summary.outcomes.setdefault(key, stopped)
+        return summary
+
+    def unsettled(self) -> list[str]:
+        """Targets of the job that no worker has finished, and that this one did not settle."""
+        finished = self.ledger.finished if self.coordinator is None else self.coordinator.finished()
+        return [t.key for t in self.job.targets if t.key not in finished and t.key not in self.summary.outcomes]
+
+
+def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = None, new_run: bool = False,
+              redis_url: str | None = None) -> Summary:
+    """Run (or resume) ``job`` under Scrapy; with ``redis_url``, as one worker of many sharing its queue."""
+    if redis_url:
+        from .workers import join_job
+
+        return join_job(job, redis_url, sinks, on_event, new_run=new_run)
+    from .journal import Ledger
+
+    ledger = Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run)
+    archive = ArchiveWriter(job.warc, {"software": "pubharvest", "engine": "scrapy", "job": job.name, "run": ledger.run,
+                                       "http-header-user-agent": job.fetch.user_agent}) if job.warc else None
+    engine = CrawlEngine(job, ledger, sinks, on_event, archive=archive)
+    todo = [t for t in job.targets if t.key not in ledger.finished]
+    summary = engine.crawl(todo)
+    summary.skipped = len(job.targets) - len(todo)
+    return summary

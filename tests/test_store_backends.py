@@ -1,0 +1,66 @@
+"""The store behaves the same in SQLite and in PostgreSQL: schema, upserts, snapshots, export.
+
+The PostgreSQL case runs when PUBHARVEST_TEST_POSTGRES names a server (CI starts one) and skips
+otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from parsers.records import PageResult, Profile, Ids, Publication, PublicationIds, to_json
+from pubharvest.store import Store, StoreError
+
+from scrapyjobs import fresh_database, service
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request, tmp_path: Path):
+    if request.param == "sqlite":
+        yield tmp_path / "store.sqlite"
+        return
+    pytest.importorskip("psycopg")
+    with fresh_database(service("PUBHARVEST_TEST_POSTGRES")) as url:
+        yield url
+
+
+def profile(cites: int, titles: tuple[str, ...] = ("B", "A", "C")) -> PageResult:
+    pubs = [Publication(title=t, citations=cites + i, ids=PublicationIds(scholar=f"U:{t}"))
+            for i, t in enumerate(titles)]
+    return PageResult(site="scholar", page="profile", profile=Profile(name="N", ids=Ids(scholar="U")),
+                      publications=pubs)
+
+
+def test_upserts_and_snapshots_are_the_same_in_both_databases(location) -> None:
+    store = Store(location)
+    try:
+        store.save("run1", "U", profile(1))
+        store.save("run2", "U", profile(5, ("B", "A")))
+        [stored] = list(store.profiles())
+        history = [(h["publication_id"], h["run_id"], h["citations"]) for h in store.citation_history()]
+    finally:
+        store.close()
+    assert [p.title for p in stored.publications] == ["B", "A"], "page order kept, the dropped paper unlinked"
+    assert to_json(stored) == to_json(profile(5, ("B", "A")))
+    assert history == [("U:A", "run1", 2), ("U:A", "run2", 6), ("U:B", "run1", 1), ("U:B", "run2", 5),
+                       ("U:C", "run1", 3)]
+
+
+def test_a_second_store_on_the_same_database_sees_the_first_ones_rows(location) -> None:
+    first, second = Store(location), Store(location)  # two workers: the schema is created once
+    try:
+        first.save("run1", "U", profile(1))
+        assert [p.profile.name for p in second.profiles()] == ["N"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_an_unusable_location_is_one_clear_error() -> None:
+    with pytest.raises(StoreError, match="an SQLite file or a postgresql:// URL"):
+        Store("mysql://db/pubharvest")
+    pytest.importorskip("psycopg")
+    with pytest.raises(StoreError, match=r"cannot open the store at postgresql://u:\*\*\*@127.0.0.1:9/x"):
+        Store("postgresql://u:secret@127.0.0.1:9/x")
