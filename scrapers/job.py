@@ -78,20 +78,20 @@ class Target:
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """How to fetch: politeness, patience and identity."""
+    """How to fetch: politeness, patience and identity (the defaults are ``JobSpec``'s)."""
 
     user_agent: str
-    concurrency: int = 4
-    per_host: int = 1
-    rate: float = 0.5  # requests per second per host; 0 means no limit
-    site_rates: dict[str, float] = field(default_factory=dict)
-    jitter: float = 0.5
-    timeout: float = 30.0
-    retries: int = 4
-    backoff: float = 2.0
-    max_backoff: float = 120.0
-    max_retry_after: float = 600.0
-    robots: str = "obey"
+    concurrency: int
+    per_host: int
+    rate: float  # requests per second per host; 0 means no limit
+    site_rates: dict[str, float]
+    jitter: float
+    timeout: float
+    retries: int
+    backoff: float
+    max_backoff: float
+    max_retry_after: float
+    robots: str
 
 
 @dataclass(frozen=True)
