@@ -39,10 +39,10 @@ from parsers.records import PageResult, from_json, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from .errors import FetchError, HostBlocked, HttpError, NotFound, RobotsDisallowed, Unreachable
 from .fetch import retry_after_seconds
 from .job import Job, Target
-from .runner import Outcome, Sink, Summary, _failure, _NotFound
+from .runner import Outcome, Sink, Summary, failure_outcome
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
@@ -159,7 +159,7 @@ class ProfileSpider(scrapy.Spider):
         """A target's end after a failed page: a partial record when earlier pages stand, else no record."""
         if pages and isinstance(error, FetchError) and not error.transient:
             return self.finished(target, pages, archived, f"stopped after {len(pages)} page(s): {error.message}", claim)
-        return Finished(target, _failure(self.targets[target], error), None, claim)
+        return Finished(target, failure_outcome(self.targets[target], error), None, claim)
 
     def finished(self, target: str, pages: list[bytes], archived: list[str], stopped: str | None,
                  claim: bytes | None) -> Finished:
@@ -199,7 +199,7 @@ def fetch_error(failure: Failure) -> FetchError:
     if isinstance(error, HostStopped):
         return HostBlocked(str(error))
     if isinstance(error, RedirectRefused):
-        return _NotFound(str(error))
+        return NotFound(str(error))
     if isinstance(error, ScrapyHttpError):
         status = error.response.status
         return HttpError(f"HTTP {status} from {error.response.url}", status)

@@ -49,6 +49,13 @@ class HostBlocked(FetchError):
     code = "blocked"
 
 
+class NotFound(FetchError):
+    """The site redirected to a sign-in page, or said the profile does not exist."""
+
+    code = "not_found_or_private"
+    transient = False
+
+
 class RobotsDisallowed(FetchError):
     """robots.txt disallows the URL for this job's User-Agent."""
 

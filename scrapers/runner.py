@@ -20,7 +20,7 @@ from parsers.records import PageResult, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked
+from .errors import FetchError, HostBlocked, NotFound
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
@@ -131,7 +131,7 @@ class Runner:
         try:
             pages, responses, stopped = await self.pages(target)
         except (FetchError, ParseError) as error:
-            await self.commit(target, _failure(target, error))
+            await self.commit(target, failure_outcome(target, error))
             return
         status = "partial" if sites.is_partial(pages[-1]) else "done"
         outcome = Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))
@@ -186,9 +186,9 @@ class Runner:
                 return response
             refusal = site.redirect_refusal(response.location)
             if refusal:
-                raise _NotFound(refusal)
+                raise NotFound(refusal)
             url = response.location
-        raise _NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {url}")
+        raise NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {url}")
 
     def parse(self, response: Response) -> PageResult:
         started = time.perf_counter()
@@ -203,12 +203,7 @@ class Runner:
             self.summary.parse_seconds += time.perf_counter() - started
 
 
-class _NotFound(FetchError):
-    code = "not_found_or_private"
-    transient = False
-
-
-def _failure(target: Target, error: FetchError | ParseError) -> Outcome:
+def failure_outcome(target: Target, error: FetchError | ParseError) -> Outcome:
     """The outcome of a target that produced no record."""
     transient = isinstance(error, FetchError) and error.transient
     return Outcome(target.key, "pending" if transient else "failed", error.code, error.message)
