@@ -34,18 +34,25 @@ CSV_COLUMNS = (
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-class JsonWriter:
-    """A JSON array of page results, written as they come."""
+class _JsonArray:
+    """A JSON array written item by item, so that nothing is held in memory."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream, self.count = stream, 0
 
-    def write(self, result: PageResult) -> None:
-        self.stream.write(("[\n" if self.count == 0 else ",\n") + to_json(result).decode())
+    def append(self, item: str) -> None:
+        self.stream.write(("[\n" if self.count == 0 else ",\n") + item)
         self.count += 1
 
     def close(self) -> None:
         self.stream.write("[]\n" if self.count == 0 else "\n]\n")
+
+
+class JsonWriter(_JsonArray):
+    """A JSON array of page results, written as they come."""
+
+    def write(self, result: PageResult) -> None:
+        self.append(to_json(result).decode())
 
 
 class JsonLinesWriter:
@@ -116,23 +123,19 @@ class BibtexWriter:
         pass
 
 
-class CslJsonWriter:
+class CslJsonWriter(_JsonArray):
     """A JSON array of CSL-JSON items, one per publication (or merged paper), ids unique."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.stream, self.keys, self.count = stream, Keys(), 0
+        super().__init__(stream)
+        self.keys = Keys()
 
     def write(self, result: PageResult | MergeResult) -> None:
         for pub in citables(result):
             self.write_item(pub)
 
     def write_item(self, pub: Citable) -> None:
-        item = json.dumps(csl_item(pub, self.keys.key(pub)), ensure_ascii=False)
-        self.stream.write(("[\n" if self.count == 0 else ",\n") + item)
-        self.count += 1
-
-    def close(self) -> None:
-        self.stream.write("[]\n" if self.count == 0 else "\n]\n")
+        self.append(json.dumps(csl_item(pub, self.keys.key(pub)), ensure_ascii=False))
 
 
 class MergedJsonWriter:
