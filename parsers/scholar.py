@@ -101,12 +101,17 @@ def _parse_profile(doc: Document) -> PageResult:
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
     rows = _table_rows(parts.get("gsc_a_b"))
-    if "</html>" not in doc.text[-4096:].lower():
+    cut = "</html>" not in doc.text[-4096:].lower()
+    # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
+    # only the footer; a cut before it may have lost rows, silently.
+    if cut and "gsc_a_nn" not in parts:
         raise Truncated(f"the page stops before its end (after {len(rows)} publication rows); save it again")
     if "gsc_a_t" not in parts:
         raise LayoutChanged("a Scholar profile without its publication table (#gsc_a_t)")
     url = clean_or_none(_attr(parts.get("canonical"), "href")) or doc.url
     result = PageResult(site=SITE, page="profile", url=url)
+    if cut:
+        result.warn("truncated", "the page stops after its publication table; what came later was not saved")
     result.profile = profile(parts, url)
     if not result.profile.ids.scholar and rows:
         result.profile.ids.scholar = (_query_value(_row_link(_row_parts(rows[0]).get("anchor")),

@@ -333,3 +333,11 @@ def test_saved_table_cell_split(cell: str, title: str, authors: str, venue: str)
     from parsers.scholar import split_title_authors_venue
 
     assert split_title_authors_venue(cell) == (title, authors, venue)
+
+
+def test_page_cut_after_its_table_parses_with_a_warning(read_corpus) -> None:
+    page = read_corpus("scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html")
+    cut = page[: page.index(b"</button>", page.index(b'id="gsc_bpf_more"')) + 9]
+    result = parsers.parse(cut)
+    assert len(result.publications) == 12
+    assert [w.code for w in result.warnings] == ["truncated"]
