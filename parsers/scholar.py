@@ -61,7 +61,7 @@ def sniff(doc: Document) -> str | None:
         return "publication_list" if looks_like_saved_table(doc.text) else None
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
-    if doc.contains('id="gsc_prf_in"') or doc.contains("id=gsc_prf_in"):
+    if any(doc.contains(f"id={q}gsc_prf_in") for q in ('"', "'", "")):
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
