@@ -46,6 +46,7 @@ _Z_INDEX = re.compile(r"z-index\s*:\s*(\d+)")
 _OFFSET = re.compile(r"(?:right|left)\s*:\s*(\d+)px")
 _LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
 _PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?(?P<number>[\w/,.-]*\d[\w/,.-]*)?")
+_HEADER_MARKERS = ('id="gsc_prf_in"', "id='gsc_prf_in'", "id=gsc_prf_in>", "id=gsc_prf_in ")
 _ROW_FRAGMENT = re.compile(r'^\s*<tr class="?gsc_a_tr', re.I)
 
 
@@ -61,7 +62,7 @@ def sniff(doc: Document) -> str | None:
         return "publication_list" if looks_like_saved_table(doc.text) else None
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
-    if any(doc.contains(f"id={q}gsc_prf_in") for q in ('"', "'", "")):
+    if any(doc.contains(marker) for marker in _HEADER_MARKERS):
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
