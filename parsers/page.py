@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import re
 import threading
+import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -43,7 +44,7 @@ class Document:
         """Decode ``data`` (bytes of any encoding, gzip, or already text). Raises ``Empty``/``Binary``."""
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if raw[:2] == b"\x1f\x8b":
-            raw = _gunzip(raw)
+            raw = gunzip(raw)
         digest = hashlib.sha256(raw).hexdigest()
         if isinstance(data, str):
             text, encoding = data, "utf-8"
@@ -100,10 +101,11 @@ def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     return Selector(root=root, type="html")
 
 
-def _gunzip(raw: bytes) -> bytes:
+def gunzip(raw: bytes) -> bytes:
+    """The decompressed bytes; a damaged or cut stream is ``Truncated``, never a zlib traceback."""
     try:
         return gzip.decompress(raw)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise Truncated(f"the gzip stream is damaged or cut short ({exc})") from None
 
 

@@ -8,14 +8,13 @@ scraper or the store), perhaps gzipped.
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 
 import msgspec
 
 from parsers import ParseError, parse
-from parsers.errors import Truncated, Unrecognised
+from parsers.errors import Unrecognised
+from parsers.page import gunzip
 from parsers.records import PageResult
 
 
@@ -28,7 +27,7 @@ class BadRecords(ParseError):
 def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
     """The page results in ``data``: decoded when they are records, else parsed as a page."""
     if data[:2] == b"\x1f\x8b":
-        data = _gunzip(data)
+        data = gunzip(data)
     items = _json_records(data)
     if items is None:
         return [parse(data, url=url)]
@@ -36,13 +35,6 @@ def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
         return [msgspec.convert(item, type=PageResult) for item in items]
     except msgspec.ValidationError as error:
         raise BadRecords(f"not valid page results: {error}") from None
-
-
-def _gunzip(data: bytes) -> bytes:
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:
-        raise Truncated(f"the gzip stream is damaged or cut short ({error})") from None
 
 
 def _json_records(data: bytes) -> list[dict] | None:

@@ -341,3 +341,10 @@ def test_page_cut_after_its_table_parses_with_a_warning(read_corpus) -> None:
     result = parsers.parse(cut)
     assert len(result.publications) == 12
     assert [w.code for w in result.warnings] == ["truncated"]
+
+
+def test_damaged_gzip_is_truncated_not_a_traceback() -> None:
+    packed = bytearray(gzip.compress(b"<html><body>" + b"x" * 5000 + b"</body></html>"))
+    packed[20:30] = b"\xff" * 10
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(bytes(packed))
