@@ -35,7 +35,7 @@ from .records import (
     Topic,
     YearWorks,
 )
-from .text import clean, clean_or_none, find_arxiv_id, split_names, title_key, to_int
+from .text import clean, clean_or_none, find_arxiv_id, iso_date, split_names, title_key, to_int
 
 SITE = "elamur"
 
@@ -48,8 +48,6 @@ SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Pap
             "Co-authors here", "Venues", "Cited by")
 
 AFFILIATION_KINDS = {"🏢": "company", "🎓": "education", "🏥": "healthcare"}
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
 # Kinds of Elamur pages by the first segment of their path, for sniff() and refusal messages.
 PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
               "universities": "university", "paper-stars": "ranking"}
@@ -275,9 +273,7 @@ def parse(doc: Document) -> PageResult:
 def updated_date(text: str) -> str | None:
     """The ISO date of the closing ``Updated 2 November 2026`` line, or None when it is missing."""
     match = _UPDATED.search(text)
-    if not match or match["month"].lower() not in MONTHS:
-        return None
-    return f"{match['year']}-{MONTHS.index(match['month'].lower()) + 1:02d}-{int(match['day']):02d}"
+    return iso_date(match["year"], match["month"], match["day"]) if match else None
 
 
 def section(sections: list[Section], title: str) -> Section | None:

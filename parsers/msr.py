@@ -29,6 +29,7 @@ from .errors import LayoutChanged, Truncated
 from .page import Document
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .text import (
+    MONTHS,
     clean,
     clean_or_none,
     find_arxiv_id,
@@ -36,6 +37,7 @@ from .text import (
     find_isbn,
     find_report_number,
     find_year,
+    iso_date,
     split_names,
     title_key,
 )
@@ -55,9 +57,7 @@ _LIST_MARKERS = ("collapse-group-", "content-excerpt__people")
 _TEXT_SECTION = re.compile(r"^publications by \w[^\n]*\r?\n-[ \t]*\r?$", re.M)
 _JSON_MARKERS = ('"posts"', '"post_title"')
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-_MONTH_YEAR = re.compile(r"^(?:(%s)\s+)?(\d{4})$" % "|".join(_MONTHS), re.I)
+_MONTH_YEAR = re.compile(r"^(?:(%s)\s+)?(\d{4})$" % "|".join(MONTHS), re.I)
 _NUMERIC_DATE = re.compile(r"^(\d{4})[-/]?(\d{2})(?:[-/]?(\d{2}))?(?:\b|T|$)")
 _VENUE_DATE = re.compile(r"^(.*?)\s*\|\s*([^|]+)$")
 _PUBLISHED_BY = re.compile(r"^published by\s+(.+)$", re.I)
@@ -123,7 +123,7 @@ def _iso_date(text: str | None) -> str | None:
     named = _MONTH_YEAR.match(text)
     if named:
         month, year = named.groups()
-        return f"{year}-{_MONTHS.index(month.lower()) + 1:02d}" if month else year
+        return iso_date(year, month)
     numeric = _NUMERIC_DATE.match(text)
     if numeric:
         return "-".join(part for part in numeric.groups() if part)

@@ -59,6 +59,24 @@ def find_year(text: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
+MONTHS: tuple[str, ...] = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                           "october", "november", "december")
+
+
+def iso_date(year: int | str, month: str | None = None, day: int | str | None = None) -> str | None:
+    """An ISO date as precise as the parts given, from an English month name; None for an unknown month.
+
+    >>> iso_date(2024, "May"), iso_date("2026", "November", 2), iso_date(2021), iso_date(2021, "Mai")
+    ('2024-05', '2026-11-02', '2021', None)
+    """
+    if month is None:
+        return str(year)
+    if month.lower() not in MONTHS:
+        return None
+    date = f"{year}-{MONTHS.index(month.lower()) + 1:02d}"
+    return f"{date}-{int(day):02d}" if day is not None else date
+
+
 def find_arxiv_id(text: str | None) -> str | None:
     """The arXiv identifier named in ``text`` (new ``2201.11990`` or old ``hep-th/9901001`` style)."""
     match = _ARXIV.search(text or "")
