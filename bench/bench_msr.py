@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 import lxml.html  # noqa: E402
 
-from parsers import msr  # noqa: E402
-from parsers.page import Document  # noqa: E402
+from pubharvest.parsers import msr  # noqa: E402
+from pubharvest.parsers.page import Document  # noqa: E402
 
 PAGE = ROOT / "fixtures" / "msr" / "010_people_publications.html"
 ARTICLE = re.compile(r"<article\b.*?</article>", re.S)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import lxml.html
 
-import parsers
+import pubharvest.parsers as parsers
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("PUBHARVEST_CORPUS", ROOT.parent / "shared" / "research"))

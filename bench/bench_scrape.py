@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scrapers import job_from_toml, run_job  # noqa: E402
+from pubharvest.scrapers import job_from_toml, run_job  # noqa: E402
 
 
 def start_server(users: list[str], pages: int) -> tuple[subprocess.Popen, str]:

@@ -1,6 +1,6 @@
 """pubharvest parsers: the bytes of a saved page in, a ``PageResult`` out. Never touches the network.
 
->>> from parsers import parse, detect
+>>> from pubharvest.parsers import parse, detect
 >>> result = parse(open("fixtures/scholar/003_9ea93ed9343d2054.txt", "rb").read())
 >>> result.site, result.page, len(result.publications)
 ('scholar', 'publication_list', 20)
@@ -14,7 +14,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-from .errors import (
+from pubharvest.errors import (
     Binary,
     Blocked,
     Empty,

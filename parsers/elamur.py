@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .errors import LayoutChanged, Truncated, Unrecognised
+from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
 from .page import Document
 from .records import (
     Affiliation,

@@ -5,7 +5,7 @@ A people page lists each paper several times (a featured item, then the "by year
 area" and "by type" accordions); every listing becomes one record per paper, with the group
 headings it sat under kept as ``facets``.
 
->>> from parsers.page import Document
+>>> from pubharvest.parsers.page import Document
 >>> doc = Document.from_input(open("fixtures/msr/001_0be51d225ce2b3fb.txt", "rb").read())
 >>> sniff(doc)
 'publication_list'
@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 
 from parsel import Selector, SelectorList
 
-from .errors import LayoutChanged, Truncated
+from pubharvest.errors import LayoutChanged, Truncated
 from .page import Document
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .text import (

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .errors import Binary, Blocked, Empty, NotFoundOrPrivate, Truncated
+from pubharvest.errors import Binary, Blocked, Empty, NotFoundOrPrivate, Truncated
 
 if TYPE_CHECKING:
     from parsel import Selector

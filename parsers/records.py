@@ -177,7 +177,9 @@ class Publication(_Record):
     flags: list[str] = []
 
 
-class Warning(_Record):
+class PageWarning(_Record):
+    """Something odd that was still parsed: ``code`` names it, ``message`` says where and why."""
+
     code: str
     message: str
 
@@ -193,12 +195,12 @@ class PageResult(_Record):
     url: str | None = None
     profile: Profile | None = None
     publications: list[Publication] = []
-    warnings: list[Warning] = []
+    warnings: list[PageWarning] = []
     source: Source | None = None
 
     def warn(self, code: str, message: str) -> None:
         """Record something odd that was still parsed."""
-        self.warnings.append(Warning(code=code, message=message))
+        self.warnings.append(PageWarning(code=code, message=message))
 
 
 def to_builtins(record: msgspec.Struct) -> Any:

@@ -23,7 +23,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from lxml import etree
 from lxml.etree import _Element as Element
 
-from .errors import LayoutChanged, Truncated, Unrecognised
+from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
 from .page import Document, html_selector
 from .records import (
     Coauthor,

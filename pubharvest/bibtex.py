@@ -6,7 +6,7 @@ Entry types follow the CSL type: ``@inproceedings`` (``booktitle``), ``@article`
 (``school``), else ``@misc``. Values are UTF-8, with TeX's special characters escaped and words
 with inner capitals braced so that styles keep their case.
 
->>> from parsers.records import Publication, PublicationIds
+>>> from pubharvest.parsers.records import Publication, PublicationIds
 >>> pub = Publication(title="ZeRO & friends: 100% GPU_s", authors=["J Ren", "T van de Ven"],
 ...                   authors_truncated=True, venue="Proc. of SC, 1-9", year=2021)
 >>> print(bibtex_entry(pub, "ren2021zero"))

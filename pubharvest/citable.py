@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Protocol
 
-from parsers.records import PublicationIds
+from pubharvest.parsers.records import PublicationIds
 
 PREPRINT = "article"  # CSL's type for preprints (see DESIGN.md)
 _PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
@@ -66,7 +66,7 @@ def venue_parts(venue: str | None) -> VenueParts:
 def csl_type(pub: Citable) -> str | None:
     """The page's type, else the one its venue or identifiers make certain, else None.
 
-    >>> from parsers.records import Publication
+    >>> from pubharvest.parsers.records import Publication
     >>> csl_type(Publication(venue="Proceedings of the 26th ACM SIGKDD International Conference on Knowledge"))
     'paper-conference'
     >>> csl_type(Publication(venue="Nature 3 (1), 2-9")), csl_type(Publication(venue="Nature"))
@@ -116,7 +116,7 @@ def document_number(pub: Citable) -> str | None:
 def issued_parts(pub: Citable) -> list[int] | None:
     """``[year, month, day]`` as precise as the record: the ISO ``date``, else the ``year``.
 
-    >>> from parsers.records import Publication
+    >>> from pubharvest.parsers.records import Publication
     >>> issued_parts(Publication(year=2024, date="2024-05")), issued_parts(Publication(year=2020))
     ([2024, 5], [2020])
     """

@@ -139,14 +139,14 @@ def _schema(merged: bool = False) -> int:
     if merged:
         from .merge import merged_json_schema as json_schema
     else:
-        from parsers import json_schema
+        from pubharvest.parsers import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return EXIT_OK
 
 
 def _parse(args: argparse.Namespace) -> int:
-    from parsers import ParseError, parse
+    from pubharvest.parsers import ParseError, parse
 
     from .output import open_output
 
@@ -172,8 +172,8 @@ def _parse(args: argparse.Namespace) -> int:
 
 def _parse_archive(name: str, out) -> int:
     """Write the records of a WARC archive (as the job that wrote it gave them); returns the failures."""
-    from parsers import ParseError
-    from scrapers.archive import archive_results
+    from pubharvest.parsers import ParseError
+    from pubharvest.scrapers.archive import archive_results
 
     failures = 0
     try:
@@ -190,7 +190,7 @@ def _parse_archive(name: str, out) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from parsers import ParseError
+    from pubharvest.parsers import ParseError
 
     from .inputs import read_results
     from .merge import merge

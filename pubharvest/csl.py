@@ -1,6 +1,6 @@
 """CSL-JSON items (the input format of citeproc, Zotero, Pandoc) for publications and merged papers.
 
->>> from parsers.records import Publication, PublicationIds
+>>> from pubharvest.parsers.records import Publication, PublicationIds
 >>> item = csl_item(Publication(title="ZeRO-Offload", authors=["RY Aminabadi", "BigScience Workshop"],
 ...     authors_truncated=True, venue="arXiv preprint arXiv:2101.06840", year=2021,
 ...     type="article", ids=PublicationIds(arxiv="2101.06840")), "aminabadi2021zero")

@@ -12,16 +12,11 @@ import json
 
 import msgspec
 
-from parsers import ParseError, parse
-from parsers.errors import Unrecognised
-from parsers.page import gunzip
-from parsers.records import PageResult
+from pubharvest.parsers import ParseError, parse
+from pubharvest.errors import BadRecords, Unrecognised
+from pubharvest.parsers.page import gunzip
+from pubharvest.parsers.records import PageResult
 
-
-class BadRecords(ParseError):
-    """JSON that claims to be pubharvest records (it has ``site`` and ``page``) but is not valid."""
-
-    code = "bad_records"
 
 
 def read_results(data: bytes, url: str | None = None) -> list[PageResult]:

@@ -3,7 +3,7 @@ first significant title word (not a stop word, not a bare number: "1-bit adam" g
 lower-case ASCII (Google Scholar's convention, which the seeds' keys follow), with ``a``, ``b``,
 ... added to the second, third, ... paper that would get the same key.
 
->>> from parsers.records import Publication
+>>> from pubharvest.parsers.records import Publication
 >>> keys = Keys()
 >>> keys.key(Publication(title="ZeRO: Memory optimizations", authors=["S Rajbhandari"], year=2020))
 'rajbhandari2020zero'

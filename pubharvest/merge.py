@@ -7,7 +7,7 @@ cut short (ending in ``...`` or ``…``) by the title it begins. Two papers list
 page, or with different arXiv ids, DOIs, report or patent numbers, never merge. Every join is
 recorded in ``matched_by``; every source keeps what it said in ``sources``.
 
->>> from parsers.records import PageResult, Publication
+>>> from pubharvest.parsers.records import PageResult, Publication
 >>> a = PageResult(site="scholar", page="rows", publications=[Publication(
 ...     title="Zero-offload: Democratizing billion-scale model training", year=2021, citations=405,
 ...     authors=["J Ren", "S Rajbhandari"], authors_truncated=True)])
@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from parsers.records import Ids, PageResult, Publication, PublicationIds
-from parsers.text import title_key
+from pubharvest.parsers.records import Ids, PageResult, Publication, PublicationIds
+from pubharvest.parsers.text import title_key
 
 from .citable import PREPRINT, csl_type, is_preprint_venue
 from .keys import Keys

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from parsers.records import PageResult, Publication, to_json
+from pubharvest.parsers.records import PageResult, Publication, to_json
 
 from .bibtex import bibtex_entry
 from .citable import Citable

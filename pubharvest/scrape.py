@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 from .cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from parsers.records import PageResult
-    from scrapers import Job, Summary, Target
+    from pubharvest.parsers.records import PageResult
+    from pubharvest.scrapers import Job, Summary, Target
 
     from .store import Store
 
 
 def scrape(args: argparse.Namespace) -> int:
     """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
-    from scrapers import JobError
+    from pubharvest.scrapers import JobError
 
     from .progress import Progress
-    from .store import StoreError
+    from .errors import StoreError
 
     try:
         job = job_of(args)
@@ -69,10 +69,10 @@ def scrape(args: argparse.Namespace) -> int:
 def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
     """The job's summary, from the engine ``args`` chose."""
     if args.engine == "scrapy":
-        from scrapers import JobError
+        from pubharvest.scrapers import JobError
 
         try:
-            from scrapers.crawl import crawl_job
+            from pubharvest.scrapers.crawl import crawl_job
         except ImportError as error:
             raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
                            "pip install 'pubharvest[scrapy]'") from None
@@ -80,7 +80,7 @@ def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
         if args.redis:
             _note_shared_limits(job)
         return summary
-    from scrapers import run_job
+    from pubharvest.scrapers import run_job
 
     return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
 
@@ -99,7 +99,7 @@ def _note_shared_limits(job: Job) -> None:
 
 def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
-    from scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
+    from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
     overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
     if args.store:
@@ -109,12 +109,12 @@ def job_of(args: argparse.Namespace) -> Job:
                                             ("--contact", args.contact), ("--base-url", args.base_url),
                                             ("--robots", args.robots)) if value]
         if one_off:
-            from scrapers import JobError
+            from pubharvest.scrapers import JobError
 
             raise JobError(f"{one_off[0]} belongs to the one-off form; with a job file, set it in the file")
         return dataclasses.replace(load_job(args.job), **overrides)
     if not (args.target_url or (args.site and args.target_id)):
-        from scrapers import JobError
+        from pubharvest.scrapers import JobError
 
         raise JobError("give a job file, or --site SITE --id ID, or --url URL")
     site = args.site or ""
@@ -150,7 +150,8 @@ def export_store(args: argparse.Namespace) -> int:
 
     from .output import open_output
 
-    from .store import StoreError, is_database_url
+    from .errors import StoreError
+    from .store import is_database_url
 
     if not (is_database_url(args.store) or Path(args.store).is_file()):
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
@@ -183,7 +184,7 @@ def _open_store(path: Path | str) -> Store:
 
 
 def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
-    from parsers.records import to_json
+    from pubharvest.parsers.records import to_json
 
     sys.stdout.write(to_json(record).decode() + "\n")
     sys.stdout.flush()

@@ -7,7 +7,7 @@ The SQL is kept portable (``INSERT ... ON CONFLICT ... DO UPDATE``, no SQLite-on
 two databases differ only in what ``_Dialect`` covers: connecting, placeholders, transactions.
 
 >>> store = Store(":memory:")
->>> from parsers.records import PageResult, Profile, Publication, PublicationIds
+>>> from pubharvest.parsers.records import PageResult, Profile, Publication, PublicationIds
 >>> page = PageResult(site="scholar", page="profile", profile=Profile(name="A"), publications=[
 ...     Publication(title="T", citations=3, ids=PublicationIds(scholar="U:P"))])
 >>> store.save("run1", "U", page)
@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from .errors import StoreError
 
-from parsers.records import PageResult, Publication, from_json, to_json
-from scrapers.job import DEFAULT_STORE
+from pubharvest.parsers.records import PageResult, Publication, from_json, to_json
+from pubharvest.scrapers.job import DEFAULT_STORE
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
@@ -63,9 +64,6 @@ _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
         taken_at = excluded.taken_at"""
 
-
-class StoreError(Exception):
-    """A store that cannot be opened: an unsupported URL, an unreachable server, a missing driver."""
 
 
 _DATABASE_URL = re.compile(r"postgres(ql)?://", re.IGNORECASE)

@@ -3,13 +3,13 @@
 A job in Python::
 
     import asyncio
-    from scrapers import load_job, run_job
+    from pubharvest.scrapers import load_job, run_job
 
     summary = asyncio.run(run_job(load_job("faculty.toml")))
     print(summary.line())   # run 20261202T101500Z-4242: 40 done; 52 pages, 53 requests (1 retries) in 130.2 s
 
-``scrapers.sites`` holds what each site needs (URLs, paging, blocks) and imports no HTTP client;
-the names below are loaded on first use, so that importing ``scrapers.sites`` stays light.
+``pubharvest.scrapers.sites`` holds what each site needs (URLs, paging, blocks) and imports no HTTP client;
+the names below are loaded on first use, so that importing ``pubharvest.scrapers.sites`` stays light.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ import importlib
 from typing import Any
 
 _NAMES = {
-    "errors": ("JobError", "FetchError", "HostBlocked", "HttpError", "RobotsDisallowed", "Unreachable"),
+    "pubharvest.errors": ("JobError", "FetchError", "HostBlocked", "HttpError", "RobotsDisallowed", "Unreachable"),
     "job": ("Job", "Target", "load_job", "job_from_toml"),
     "runner": ("run_job", "Summary", "Outcome"),
     "crawl": ("crawl_job",),  # the Scrapy engine: needs pip install 'pubharvest[scrapy]'
 }
-_WHERE = {name: module for module, names in _NAMES.items() for name in names}
+_WHERE = {name: module if "." in module else f"{__name__}.{module}" for module, names in _NAMES.items() for name in names}
 __all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
     if name not in _WHERE:
-        raise AttributeError(f"module 'scrapers' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name]), name)

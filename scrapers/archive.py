@@ -186,7 +186,7 @@ def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
     """
     from warcio.archiveiterator import ArchiveIterator
 
-    from parsers import ParseError, parse
+    from pubharvest.parsers import ParseError, parse
 
     ours, targets = _scan(path)
     with open(path, "rb") as stream:

@@ -34,12 +34,12 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
-from parsers import ParseError, parse
-from parsers.records import PageResult, from_json, to_json
+from pubharvest.parsers import ParseError, parse
+from pubharvest.parsers.records import PageResult, from_json, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, HttpError, NotFound, RobotsDisallowed, Unreachable
+from pubharvest.errors import FetchError, HostBlocked, HttpError, NotFound, RobotsDisallowed, Unreachable
 from .fetch import retry_after_seconds
 from .job import Job, Target
 from .runner import Outcome, Sink, Summary, failure_outcome

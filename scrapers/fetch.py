@@ -32,7 +32,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from pubharvest.errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
 from .job import FetchSettings
 
 _RETRYABLE_TRANSPORT = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)

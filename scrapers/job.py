@@ -17,7 +17,7 @@ from typing import Literal
 import msgspec
 
 from . import sites
-from .errors import JobError
+from pubharvest.errors import JobError
 
 _CONTACT = re.compile(r"@|https?://")
 DEFAULT_STORE = "pubharvest.sqlite"  # where a job file's records go when it names no output and no store

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from parsers import ParseError, parse
-from parsers.records import PageResult, to_json
+from pubharvest.parsers import ParseError, parse
+from pubharvest.parsers.records import PageResult, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .errors import FetchError, HostBlocked, NotFound
+from pubharvest.errors import FetchError, HostBlocked, NotFound
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger

@@ -3,7 +3,7 @@
 Pure functions over URLs, status codes and parsed pages, with no HTTP client in sight, so that
 the asyncio runner here and Scrapy spiders later share them.
 
->>> from scrapers.job import Target
+>>> from pubharvest.scrapers.job import Target
 >>> SITES["scholar"].first_url(Target("scholar", id="abcdefAAAAJ"), "https://scholar.google.com")
 'https://scholar.google.com/citations?user=abcdefAAAAJ&hl=en&pagesize=100'
 >>> SITES["scholar"].next_url("https://scholar.google.com/citations?user=abcdefAAAAJ&hl=en&pagesize=100", 100, True)
@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import msgspec
 
 if TYPE_CHECKING:
-    from parsers.records import PageResult
+    from pubharvest.parsers.records import PageResult
 
 PAGE_SIZE = 100  # Scholar clamps pagesize to 20..100
 MAX_PAGES = 200  # a runaway guard: 20,000 Scholar rows
@@ -152,8 +152,8 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
     if "/sorry/" in urlsplit(url).path:
         return "the site sent its \"unusual traffic\" page"
     if (status != 200 or ok_pages) and body:
-        from parsers import Blocked
-        from parsers.page import Document, refuse_block_pages
+        from pubharvest.parsers import Blocked
+        from pubharvest.parsers.page import Document, refuse_block_pages
 
         try:
             refuse_block_pages(Document.from_input(body))

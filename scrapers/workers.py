@@ -35,7 +35,7 @@ from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from .crawl import CLAIM, Blocks, CrawlEngine, ProfileSpider
-from .errors import JobError
+from pubharvest.errors import JobError
 from .job import Job, Target
 from .journal import FINISHED
 from .runner import Sink, Summary

@@ -7,8 +7,8 @@ import json
 from io import BytesIO
 from pathlib import Path
 
-import parsers
-from parsers.records import to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import to_builtins
 from pubharvest.cli import main
 
 from conftest import FIXTURES

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import parsers
-from parsers.records import to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import to_builtins
 from pubharvest.cli import main
 
 from conftest import FIXTURES

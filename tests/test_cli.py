@@ -97,7 +97,7 @@ def test_output_file_survives_an_interrupted_run(capsys, tmp_path: Path, monkeyp
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("parsers.parse", interrupted)
+    monkeypatch.setattr("pubharvest.parsers.parse", interrupted)
     code, _, err = run(capsys, "parse", str(SEED), "-o", str(target))
     assert code == 130 and "interrupted" in err
     assert target.read_text(encoding="utf-8") == "previous records"

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-import parsers
-from parsers import elamur
-from parsers.page import Document
-from parsers.records import to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers import elamur
+from pubharvest.parsers.page import Document
+from pubharvest.parsers.records import to_builtins
 
 from conftest import FIXTURES, ROOT
 

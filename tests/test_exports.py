@@ -15,8 +15,8 @@ from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors,
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
 from citeproc.source.json import CiteProcJSON
 
-import parsers
-from parsers.records import PageResult, Publication, PublicationIds
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 from pubharvest.bibtex import bibtex, entry_type
 from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key

@@ -13,8 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import parsers
-from parsers.records import from_json, to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import from_json, to_builtins
 
 from conftest import FIXTURES, ROOT
 

@@ -13,8 +13,8 @@ import msgspec
 import pandas as pd
 import pytest
 
-import parsers
-from parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 from pubharvest.cli import main
 from pubharvest.merge import MergeResult, merge, merged_json_schema
 

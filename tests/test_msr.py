@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import parsers
-from parsers import msr
-from parsers.page import Document
+import pubharvest.parsers as parsers
+from pubharvest.parsers import msr
+from pubharvest.parsers.page import Document
 
 from conftest import FIXTURES
 

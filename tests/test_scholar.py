@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-import parsers
-from parsers.records import to_builtins
+import pubharvest.parsers as parsers
+from pubharvest.parsers.records import to_builtins
 
 from conftest import FIXTURES, ROOT
 
@@ -330,7 +330,7 @@ def test_saved_table_with_a_header_row_and_a_sidebar_heading() -> None:
     ("Yearless thing A Bee, C Dee", "Yearless thing", "A Bee, C Dee", ""),
 ])
 def test_saved_table_cell_split(cell: str, title: str, authors: str, venue: str) -> None:
-    from parsers.scholar import split_title_authors_venue
+    from pubharvest.parsers.scholar import split_title_authors_venue
 
     assert split_title_authors_venue(cell) == (title, authors, venue)
 

@@ -118,8 +118,8 @@ def test_a_redirect_to_the_google_sign_in_page_is_not_followed() -> None:
 
     from twisted.python.failure import Failure
 
-    from scrapers import job_from_toml
-    from scrapers.crawl import BlockMiddleware, CrawlEngine, ProfileSpider, RedirectRefused, fetch_error
+    from pubharvest.scrapers import job_from_toml
+    from pubharvest.scrapers.crawl import BlockMiddleware, CrawlEngine, ProfileSpider, RedirectRefused, fetch_error
 
     job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\n[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')
     spider = ProfileSpider(engine=CrawlEngine(job, SimpleNamespace(run="r", finished={}), []), seeds=[])
@@ -160,8 +160,8 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_finishes_the_rest(tmp_path: Path) -> N
 def test_polite_scrapy_settings_come_from_the_job() -> None:
     from types import SimpleNamespace
 
-    from scrapers import job_from_toml
-    from scrapers.crawl import CrawlEngine
+    from pubharvest.scrapers import job_from_toml
+    from pubharvest.scrapers.crawl import CrawlEngine
 
     job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\nrate = 0.5\nretries = 3\n'
                         '[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')

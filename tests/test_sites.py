@@ -8,9 +8,9 @@ import sys
 
 from protego import Protego
 
-import parsers
-from scrapers import sites
-from scrapers.job import Target
+import pubharvest.parsers as parsers
+from pubharvest.scrapers import sites
+from pubharvest.scrapers.job import Target
 
 from fakesite import scholar_page
 
@@ -20,7 +20,7 @@ SCHOLAR_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\
 
 
 def test_site_knowledge_imports_no_http_client() -> None:
-    code = "import sys, scrapers.sites; assert 'httpx' not in sys.modules and 'scrapers.fetch' not in sys.modules"
+    code = "import sys, pubharvest.scrapers.sites; assert 'httpx' not in sys.modules and 'pubharvest.scrapers.fetch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from parsers.records import PageResult, Profile, Ids, Publication, PublicationIds, to_json
-from pubharvest.store import Store, StoreError
+from pubharvest.parsers.records import PageResult, Profile, Ids, Publication, PublicationIds, to_json
+from pubharvest.errors import StoreError
+from pubharvest.store import Store
 
 from scrapyjobs import fresh_database, service
 

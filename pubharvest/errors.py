@@ -1,0 +1,183 @@
+"""Every error pubharvest raises, as one tree. Each has a ``code`` (the outcome's name, as printed in
+``path: code: message`` lines and stored in ledgers) and a one-line ``message``.
+
+This module imports nothing, so that every layer (parsers, scrapers, the command line) can raise
+from it without importing any other layer.
+
+Exception hierarchy::
+
+    PubharvestError                      code "error"
+    ├── ParseError                       a page (or a record file) that is not what it should be
+    │   ├── Empty                        "empty": zero bytes or only whitespace
+    │   ├── Binary                       "binary": an image, a PDF, a zip ...
+    │   ├── Truncated                    "truncated": the input stops before the page does
+    │   ├── Blocked                      "blocked": a CAPTCHA, "unusual traffic" or 403 page
+    │   │   └── HostBlocked              a fetched block page: no more requests go to that host
+    │   ├── NotFoundOrPrivate            "not_found_or_private": a sign-in page, no such profile
+    │   │   └── NotFound                 the same, met while fetching
+    │   ├── Unrecognised                 "unrecognised": no site or kind of page pubharvest knows
+    │   ├── LayoutChanged                "layout_changed": a known site without its known structure
+    │   └── BadRecords                   "bad_records": JSON that claims to be records but is not
+    ├── FetchError                       "fetch_failed": a page that could not be fetched
+    │   ├── Unreachable                  "unreachable": connection errors or timeouts throughout
+    │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
+    │   └── RobotsDisallowed             "robots_disallowed"
+    ├── JobError                         "job_error": a job that cannot run at all
+    └── StoreError                       "store_error": a store that cannot be opened
+
+``HostBlocked`` and ``NotFound`` are also ``FetchError``, so a scraper catches one family:
+
+>>> try:
+...     raise HostBlocked("CAPTCHA page from scholar.google.com")
+... except FetchError as e:
+...     print(e.code, isinstance(e, Blocked), isinstance(e, PubharvestError), e.transient)
+blocked True True True
+>>> str(Truncated("the file stops inside the publication table"))
+'truncated: the file stops inside the publication table'
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PubharvestError",
+    "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised",
+    "LayoutChanged", "BadRecords",
+    "FetchError", "Unreachable", "HttpError", "HostBlocked", "NotFound", "RobotsDisallowed",
+    "JobError", "StoreError",
+    "PARSE_CODES",
+]
+
+
+class PubharvestError(Exception):
+    """The root: ``code`` names the outcome; ``message`` says why, on one line."""
+
+    code: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ParseError(PubharvestError):
+    """A page that is not what it should be. Printed as ``code: message``."""
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class Empty(ParseError):
+    """The input has no content at all (zero bytes or only whitespace)."""
+
+    code = "empty"
+
+
+class Binary(ParseError):
+    """The input is not text (an image, a PDF, a zip, ...)."""
+
+    code = "binary"
+
+
+class Truncated(ParseError):
+    """The input stops before the page does (a download or save cut short)."""
+
+    code = "truncated"
+
+
+class Blocked(ParseError):
+    """The site answered with a CAPTCHA, an "unusual traffic" or a 403 page instead of content."""
+
+    code = "blocked"
+
+
+class NotFoundOrPrivate(ParseError):
+    """The site redirected to a sign-in page or said the profile does not exist."""
+
+    code = "not_found_or_private"
+
+
+class Unrecognised(ParseError):
+    """The input is not a page of any site (or kind of page) pubharvest knows."""
+
+    code = "unrecognised"
+
+
+class LayoutChanged(ParseError):
+    """The page is of a known site but lacks the structure its parser relies on."""
+
+    code = "layout_changed"
+
+
+class BadRecords(ParseError):
+    """JSON that claims to be pubharvest records (it has ``site`` and ``page``) but is not valid."""
+
+    code = "bad_records"
+
+
+class FetchError(PubharvestError):
+    """A page that could not be fetched; ``transient`` says whether a rerun may succeed."""
+
+    code = "fetch_failed"
+    transient = True
+
+
+class Unreachable(FetchError):
+    """Connection errors or timeouts on every attempt."""
+
+    code = "unreachable"
+
+
+class HttpError(FetchError):
+    """An HTTP status that is not a page: 404 (permanent), or 429/5xx still failing after the retries."""
+
+    code = "http_error"
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+        self.transient = status == 429 or status >= 500
+
+
+class HostBlocked(FetchError, Blocked):
+    """The host answered with a CAPTCHA, "unusual traffic" or 403 page: no more requests go to it."""
+
+    code = "blocked"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NotFound(FetchError, NotFoundOrPrivate):
+    """The site redirected to a sign-in page, or said the profile does not exist."""
+
+    code = "not_found_or_private"
+    transient = False
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RobotsDisallowed(FetchError):
+    """robots.txt disallows the URL for this job's User-Agent."""
+
+    code = "robots_disallowed"
+    transient = False
+
+
+class JobError(PubharvestError):
+    """A job that cannot run at all: a bad job file, an unknown site, an unwritable path."""
+
+    code = "job_error"
+
+
+class StoreError(PubharvestError):
+    """A store that cannot be opened: an unsupported URL, an unreachable server, a missing driver."""
+
+    code = "store_error"
+
+
+PARSE_CODES: tuple[str, ...] = tuple(
+    cls.code for cls in (Empty, Binary, Truncated, Blocked, NotFoundOrPrivate, Unrecognised, LayoutChanged)
+)
