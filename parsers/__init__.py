@@ -26,15 +26,39 @@ from pubharvest.errors import (
 )
 from .page import Document, refuse_block_pages
 from .records import PageResult, Source, json_schema
+from .site import SiteInfo
 
 __all__ = [
-    "parse", "detect", "Detection", "PageResult", "json_schema", "SITES",
+    "parse", "detect", "Detection", "PageResult", "json_schema", "SITES", "SiteInfo", "site_info", "site_infos",
+    "site_titles",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised", "LayoutChanged",
 ]
 
 # The registry: one module per site, asked in this order; the first that recognises a page wins.
-# Adding a site is adding its module here.
+# Adding a site is adding its module here (see docs/adding-a-site.md).
 SITES: tuple[str, ...] = ("scholar", "msr", "elamur")
+
+
+def site_info(name: str) -> SiteInfo:
+    """The identity a site module declares (``SITE``); raises ``KeyError`` for a name not in ``SITES``.
+
+    >>> site_info("elamur").base_url
+    'https://md.research.elamur.ai'
+    """
+    if name not in SITES:
+        raise KeyError(name)
+    info: SiteInfo = _site_module(name).SITE
+    return info
+
+
+def site_infos() -> tuple[SiteInfo, ...]:
+    """Every registered site's identity, in registry order."""
+    return tuple(site_info(name) for name in SITES)
+
+
+def site_titles() -> str:
+    """The registered sites as messages name them: "Google Scholar, Microsoft Research, Elamur Research"."""
+    return ", ".join(info.title for info in site_infos())
 
 
 @dataclass(frozen=True)
@@ -55,13 +79,13 @@ def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:
         module = _site_module(name)
         kind = module.sniff(doc)
         if kind:
-            return module, Detection(site=module.SITE, page=kind)
+            return module, Detection(site=module.SITE.name, page=kind)
     raise Unrecognised(_describe_unknown(doc))
 
 
 def _describe_unknown(doc: Document) -> str:
     if doc.is_html:
-        return "an HTML page of no site pubharvest knows (Google Scholar, Microsoft Research, Elamur Research)"
+        return f"an HTML page of no site pubharvest knows ({site_titles()})"
     return "a text file that is not a page of any site pubharvest knows"
 
 

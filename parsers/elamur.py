@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
 from .page import Document
+from .site import SiteInfo
 from .records import (
     Affiliation,
     Coauthor,
@@ -37,7 +38,11 @@ from .records import (
 )
 from .text import clean, clean_or_none, find_arxiv_id, iso_date, split_names, title_key, to_int
 
-SITE = "elamur"
+SITE = SiteInfo(
+    name="elamur", title="Elamur Research", base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
+    id_pattern=r"[a-z0-9][a-z0-9-]*", id_example="olatunji-ruwase", profile_path="/free/en/authors/{id}/",
+    page_kinds=("profile",),
+)
 
 HTML_HOST = "https://research.elamur.ai/"
 MARKDOWN_HOST = "https://md.research.elamur.ai/"
@@ -263,7 +268,7 @@ def parse(doc: Document) -> PageResult:
                         "the file was cut short")
     body = _FRONT_MATTER.sub("", text, count=1)
     sections = markdown_sections(with_newlines(body))
-    result = PageResult(site="elamur", page="profile", url=url)
+    result = PageResult(site=SITE.name, page="profile", url=url)
     result.profile = profile(meta, url, sections, result)
     result.profile.updated = updated
     result.publications = publications(sections, result.profile.venues, result)

@@ -27,6 +27,7 @@ from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
 from .page import Document
+from .site import SiteInfo
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .text import (
     MONTHS,
@@ -42,7 +43,11 @@ from .text import (
     title_key,
 )
 
-SITE = "msr"
+SITE = SiteInfo(
+    name="msr", title="Microsoft Research", base_url="https://www.microsoft.com", hosts=("microsoft.com",),
+    id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample", profile_path="/en-us/research/people/{id}/publications/",
+    page_kinds=("publication_list", "publication"),
+)
 
 _SITE_ROOT = "https://www.microsoft.com/"
 _MSR_URL = re.compile(r"https?://(?:www\.)?microsoft\.com/(?:[a-z]{2}-[a-z]{2}/)?research/", re.I)
@@ -253,7 +258,7 @@ def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
 def _people_page(doc: Document) -> PageResult:
     sel = doc.selector
     url = _page_url(sel, doc)
-    result = PageResult(site=SITE, page="publication_list", url=url, profile=_person(sel, url))
+    result = PageResult(site=SITE.name, page="publication_list", url=url, profile=_person(sel, url))
     _refuse_cut_pages(doc, result)
     if not sel.css("ul.accordion article"):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
@@ -339,7 +344,7 @@ def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
 def _publication_page(doc: Document) -> PageResult:
     sel = doc.selector
     url = _page_url(sel, doc)
-    result = PageResult(site=SITE, page="publication", url=url)
+    result = PageResult(site=SITE.name, page="publication", url=url)
     _refuse_cut_pages(doc, result)
     main = sel.css("main.single-publication") or sel.css("main")
     title = _text(main.css("h1")) or _meta(sel, "citation_title")
@@ -406,7 +411,7 @@ def _saved_text(doc: Document) -> PageResult:
     lines = [line for line in map(clean, doc.text.splitlines()) if line]
     chunks = _split_on_dashes(lines)
     preamble, heading = chunks[0][:-1], chunks[0][-1]
-    result = PageResult(site=SITE, page="publication_list")
+    result = PageResult(site=SITE.name, page="publication_list")
     featured, rest = _text_items(preamble, until_stray=True)
     result.profile = Profile(name=rest[0] if rest else None, position=rest[1] if len(rest) > 2 else None)
     listings = list(featured)
@@ -491,7 +496,7 @@ def _faceted_search(doc: Document) -> PageResult:
     posts = payload.get("posts") if isinstance(payload, dict) else None
     if not isinstance(posts, list):
         raise LayoutChanged("an MSR faceted-search answer without a posts list")
-    result = PageResult(site=SITE, page="publication_list")
+    result = PageResult(site=SITE.name, page="publication_list")
     listings = [pub for pub in map(_post, posts) if pub]
     if len(listings) < len(posts):
         result.warn("post_without_title", f"{len(posts) - len(listings)} post(s) without a title were skipped")

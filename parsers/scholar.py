@@ -25,6 +25,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
 from .page import Document, html_selector
+from .site import SiteInfo
 from .records import (
     Coauthor,
     Ids,
@@ -38,8 +39,12 @@ from .records import (
 )
 from .text import clean, clean_or_none, find_arxiv_id, find_year, leading_int, split_names, to_int
 
-SITE = "scholar"
-BASE_URL = "https://scholar.google.com"
+SITE = SiteInfo(
+    name="scholar", title="Google Scholar", base_url="https://scholar.google.com", hosts=("scholar.google.",),
+    id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ", profile_path="/citations?user={id}&hl=en&pagesize=100",
+    page_kinds=("profile", "rows", "publication_list"),
+)
+BASE_URL = SITE.base_url
 
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")
 _Z_INDEX = re.compile(r"z-index\s*:\s*(\d+)")
@@ -110,7 +115,7 @@ def _parse_profile(doc: Document) -> PageResult:
     if "gsc_a_t" not in parts:
         raise LayoutChanged("a Scholar profile without its publication table (#gsc_a_t)")
     url = clean_or_none(_attr(parts.get("canonical"), "href")) or doc.url
-    result = PageResult(site=SITE, page="profile", url=url)
+    result = PageResult(site=SITE.name, page="profile", url=url)
     if cut:
         result.warn("truncated", "the page stops after its publication table; what came later was not saved")
     result.profile = profile(parts, url)
@@ -597,7 +602,7 @@ def _parse_rows_page(doc: Document) -> PageResult:
         raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
         raise Truncated(f"the rows stop in the middle of row {len(rows)}; save them again")
-    result = PageResult(site=SITE, page="rows", url=doc.url)
+    result = PageResult(site=SITE.name, page="rows", url=doc.url)
     result.publications = publications(rows, result, base=doc.url)
     if more:
         result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); fetch the next cstart")
@@ -623,7 +628,7 @@ def looks_like_saved_table(text: str) -> bool:
 
 
 def _parse_saved_table(doc: Document) -> PageResult:
-    result = PageResult(site=SITE, page="publication_list", url=doc.url)
+    result = PageResult(site=SITE.name, page="publication_list", url=doc.url)
     trailing: list[str] = []
     for line in (line.strip() for line in doc.text.splitlines()):
         row = _TABLE_ROW.match(line)
