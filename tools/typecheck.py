@@ -1,0 +1,59 @@
+"""Run mypy over the package as it is installed: ``pubharvest.parsers`` and ``pubharvest.scrapers``.
+
+mypy finds modules by folders, and knows nothing of setuptools' ``package-dir`` mapping (the
+folders ``parsers/`` and ``scrapers/`` install as ``pubharvest.parsers`` and ``pubharvest.scrapers``).
+So this builds, in ``build/typecheck/`` (rebuilt on every run), a ``pubharvest/`` tree of symbolic links shaped as the
+wheel is, runs mypy on it with the settings in pyproject.toml, and prints its report with the
+repository's own paths. Usage: ``python tools/typecheck.py [extra mypy arguments]``; exits with
+mypy's status.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import shutil
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def package_dirs() -> dict[str, Path]:
+    """``{"pubharvest.parsers": ROOT/"parsers", ...}`` from pyproject.toml's package-dir table."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    mapping = config["tool"]["setuptools"]["package-dir"]
+    return {package: ROOT / folder for package, folder in mapping.items()}
+
+
+def link_tree(where: Path) -> dict[str, str]:
+    """Link every module of every package into ``where`` by its installed path; linked -> real paths."""
+    real: dict[str, str] = {}
+    for package, folder in package_dirs().items():
+        target = where.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for source in folder.iterdir():
+            if source.suffix in (".py", ".pyi") or source.name == "py.typed":
+                (target / source.name).symlink_to(source)
+                real[str(target / source.name)] = str(source.relative_to(ROOT))
+    return real
+
+
+def main(argv: list[str]) -> int:
+    tree = ROOT / "build" / "typecheck"  # a fixed place, so that mypy's cache stays valid
+    shutil.rmtree(tree, ignore_errors=True)
+    real = link_tree(tree)
+    command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+               str(tree / "pubharvest"), "tests", "bench", "tools", *argv]
+    env = {**os.environ, "MYPYPATH": os.pathsep.join([str(tree), str(ROOT / "tests")])}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    report = done.stdout + done.stderr
+    for linked, path in sorted(real.items(), key=lambda item: -len(item[0])):
+        report = report.replace(linked, path).replace(os.path.relpath(linked, ROOT), path)
+    print(report, end="")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
