@@ -1,5 +1,6 @@
 """What the exporters need from a paper, whether a page's ``Publication`` or a merged ``Paper``:
-its CSL type (stated by the page or certain from the venue) and its venue in parts.
+its bibliographic fields (``Bibliographic``), its CSL type (stated by the page or certain from the
+venue) and its venue in parts.
 
 >>> venue_parts("ACM SIGARCH Computer Architecture News 45 (1), 267-280")
 VenueParts(container='ACM SIGARCH Computer Architecture News', volume='45', issue='1', pages='267-280')
@@ -10,9 +11,11 @@ VenueParts(container='ACM SIGARCH Computer Architecture News', volume='45', issu
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, TypeAlias
 
-from pubharvest.parsers.records import PublicationIds
+import msgspec
+
+from pubharvest.parsers.records import Publication, PublicationIds
 
 PREPRINT = "article"  # CSL's type for preprints (see DESIGN.md)
 _PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
@@ -26,20 +29,26 @@ _JOURNAL = re.compile(r"\b(journal|transactions|letters|review|magazine|news|ann
 _REPORT = re.compile(r"\b(technical report|tech\. rep|MSR-TR-)", re.I)
 
 
-class Citable(Protocol):
-    """The fields the exporters read: ``parsers.records.Publication`` and ``pubharvest.merge.Paper``."""
+class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The bibliographic fields: what the exporters read and merge carries of every source, declared
+    once here with the names, types and defaults of ``parsers.records.Publication`` (a test holds
+    them to it). ``pubharvest.merge``'s ``SourceRecord`` and ``Paper`` are made of them."""
 
-    title: str | None
-    authors: list[str]
-    authors_truncated: bool
-    venue: str | None
-    venue_truncated: bool
-    year: int | None
-    date: str | None
-    type: str | None
-    ids: PublicationIds
-    url: str | None
-    publisher: str | None
+    title: str | None = None
+    authors: list[str] = []
+    authors_truncated: bool = False
+    venue: str | None = None
+    venue_truncated: bool = False
+    year: int | None = None
+    date: str | None = None
+    type: str | None = None
+    ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
+    url: str | None = None
+    publisher: str | None = None
+
+
+# What the exporters take: a page's ``Publication`` or a merged paper (``pubharvest.merge.Paper``).
+Citable: TypeAlias = Publication | Bibliographic
 
 
 class VenueParts(NamedTuple):

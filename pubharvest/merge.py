@@ -27,24 +27,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 import msgspec
 
 from pubharvest.parsers.records import Ids, PageResult, Publication, PublicationIds
 from pubharvest.parsers.text import title_key
 
-from .citable import PREPRINT, csl_type, is_preprint_venue
+from .citable import PREPRINT, Bibliographic, csl_type, is_preprint_venue
+from .identifiers import id_value, registered_sites
 from .keys import Keys
 from .names import name_key
 
-MatchReason = Literal[
-    "arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur",
-    "title_year", "title_prefix",
-    "orcid", "openalex", "wikidata", "name_coauthors",
-]
-# Identifier kinds that name one paper, in the order they are tried.
-PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number", "scholar", "msr", "elamur")
+# Identifier kinds that name one paper, in the order they are tried, before the sites' own ids
+# (``paper_id_kinds``, from the registry).
+PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number")
 # Scholar's cluster ids and ``duplicate_of`` flags are not used: Scholar's merged rows put the
 # clusters of every work it merged in one cites link, and it merges different works (the Einstein
 # fragment in the corpus merges distinct letters to Besso), so joining on them chains papers.
@@ -52,35 +49,42 @@ PAPER_ID_KINDS = ("arxiv", "doi", "isbn", "report_number", "patent_number", "sch
 # sites' own ids: each Scholar profile gives a shared paper its own UID:PUBID. Not the ISBN: a
 # proceedings volume's ISBN is shared by all its papers, so it only confirms a title.)
 UNIQUE_ID_KINDS = ("arxiv", "doi", "report_number", "patent_number")
-PERSON_ID_KINDS = ("orcid", "openalex", "wikidata", "scholar", "msr", "elamur")
+# Identifier kinds that name one person, before the sites' own ids (``person_id_kinds``).
+PERSON_ID_KINDS = ("orcid", "openalex", "wikidata")
+TITLE_REASONS = ("title_year", "title_prefix")
+NAME_REASON = "name_coauthors"
 MIN_SHARED_COAUTHORS = 2
 _CUT_TITLE = ("...", "…")
 _MIN_PREFIX_KEY = 10
 # A join made: (source index, source index, reason, value)
 Join = tuple[int, int, str, str | None]
+_Ids = TypeVar("_Ids", Ids, PublicationIds)
+
+
+def paper_id_kinds() -> tuple[str, ...]:
+    """The identifier kinds papers join on, in order: ``PAPER_ID_KINDS``, then each site's own ids."""
+    return PAPER_ID_KINDS + registered_sites()
+
+
+def person_id_kinds() -> tuple[str, ...]:
+    """The identifier kinds people join on, in order: ``PERSON_ID_KINDS``, then each site's own ids."""
+    return PERSON_ID_KINDS + registered_sites()
+
+
+def match_reasons() -> tuple[str, ...]:
+    """Every ``Match.reason``: an identifier kind, or how titles or names and co-authors agreed.
+
+    >>> match_reasons()[4:10]
+    ('patent_number', 'scholar', 'msr', 'elamur', 'title_year', 'title_prefix')
+    """
+    return tuple(dict.fromkeys(paper_id_kinds() + TITLE_REASONS + person_id_kinds() + (NAME_REASON,)))
 
 
 class _Merged(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Base of the merged records: keyword-only, strict when decoding."""
 
 
-class _Bibliographic(_Merged, kw_only=True):
-    """The bibliographic fields, with the names (and meaning) of ``parsers.records.Publication``."""
-
-    title: str | None = None
-    authors: list[str] = []
-    authors_truncated: bool = False
-    venue: str | None = None
-    venue_truncated: bool = False
-    year: int | None = None
-    date: str | None = None
-    type: str | None = None
-    ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
-    url: str | None = None
-    publisher: str | None = None
-
-
-class SourceRecord(_Bibliographic, kw_only=True):
+class SourceRecord(Bibliographic, kw_only=True):
     """What one page said about a paper."""
 
     site: str
@@ -93,12 +97,12 @@ class SourceRecord(_Bibliographic, kw_only=True):
 class Match(_Merged, kw_only=True):
     """Why two sources are one record: ``sources`` are indexes into the record's ``sources``."""
 
-    reason: MatchReason
+    reason: str  # one of ``match_reasons()`` (the JSON Schema lists them)
     value: str | None = None  # the shared identifier, title key, or what agreed
     sources: list[int]
 
 
-class Paper(_Bibliographic, kw_only=True):
+class Paper(Bibliographic, kw_only=True):
     """One paper, with the fullest title, author list and venue its sources give."""
 
     key: str  # its BibTeX key and CSL id
@@ -133,8 +137,15 @@ class MergeResult(_Merged, kw_only=True):
 
 
 def merged_json_schema() -> dict[str, Any]:
-    """The JSON Schema of ``MergeResult`` and every record inside it."""
-    return msgspec.json.schema(MergeResult)
+    """The JSON Schema of ``MergeResult`` and every record inside it; a match's ``reason`` is one of
+    ``match_reasons()``, which name the registered sites.
+
+    >>> merged_json_schema()["$defs"]["Match"]["properties"]["reason"]["enum"][:3]
+    ['arxiv', 'doi', 'elamur']
+    """
+    schema = msgspec.json.schema(MergeResult)
+    schema["$defs"]["Match"]["properties"]["reason"] = {"enum": sorted(match_reasons())}
+    return schema
 
 
 def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
@@ -155,7 +166,7 @@ class _Groups:
         self.pages = [{page} for page in pages]
         self.ids = [{kind: {v} for kind in id_kinds if (v := ids_of(s, kind))} for s in sources]
         # profiles have no year: their groups never differ in years
-        self.years = [{s.year} if getattr(s, "year", None) else set() for s in sources]
+        self.years: list[set[int]] = [{year} if (year := getattr(s, "year", None)) else set() for s in sources]
         self.matches: list[Join] = []
 
     def find(self, i: int) -> int:
@@ -198,7 +209,8 @@ class _Groups:
 
 def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
     """One ``Paper`` per paper in ``pages``, in the order each first appears."""
-    sources, page_of = [], []
+    sources: list[SourceRecord] = []
+    page_of: list[int] = []
     for index, (name, result) in enumerate(pages):
         for pub in result.publications:
             sources.append(source_record(name, result, pub))
@@ -223,7 +235,7 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
     >>> paper_id(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")), "isbn")
     '9781467388153'
     """
-    value = getattr(source.ids, kind)
+    value = id_value(source.ids, kind)
     if not value:
         return None
     if kind in ("isbn", "patent_number"):
@@ -233,8 +245,8 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
 
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
-    """Sources with an identifier in common, kind by kind (``PAPER_ID_KINDS``)."""
-    for kind in PAPER_ID_KINDS:
+    """Sources with an identifier in common, kind by kind (``paper_id_kinds()``)."""
+    for kind in paper_id_kinds():
         agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
         _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
 
@@ -358,15 +370,24 @@ def _merged_type(primary: SourceRecord, sources: list[SourceRecord]) -> str | No
     return kinds.most_common(1)[0][0] if kinds else None
 
 
-def merged_ids(all_ids: Iterable[PublicationIds]) -> PublicationIds:
-    """Every identifier the sources give: the first of each kind, and all Scholar clusters."""
-    merged = PublicationIds()
+def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids] = PublicationIds) -> _Ids:
+    """Every identifier the sources give: the first of each kind, every item of a list (all Scholar
+    clusters), and the first of each key of a mapping (ids of sites without a field of their own).
+
+    >>> ids = merged_ids([PublicationIds(doi="10.1/a", scholar_clusters=["1"]),
+    ...                   PublicationIds(doi="10.1/b", arxiv="2101.1", scholar_clusters=["2", "1"])])
+    >>> ids.doi, ids.arxiv, ids.scholar_clusters
+    ('10.1/a', '2101.1', ['1', '2'])
+    """
+    merged = ids_type()
     for ids in all_ids:
-        for kind in PublicationIds.__struct_fields__:
-            value = getattr(ids, kind)
-            if kind == "scholar_clusters":
-                merged.scholar_clusters += [c for c in value if c not in merged.scholar_clusters]
-            elif value and not getattr(merged, kind):
+        for kind in ids_type.__struct_fields__:
+            value, have = getattr(ids, kind), getattr(merged, kind)
+            if isinstance(value, list):
+                have += [item for item in value if item not in have]
+            elif isinstance(value, dict):
+                have.update({key: item for key, item in value.items() if key not in have})
+            elif value and not have:
                 setattr(merged, kind, value)
     return merged
 
@@ -380,9 +401,10 @@ def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[Merge
     found = [(index, name, result) for index, (name, result) in enumerate(pages) if _identifiable(result)]
     sources = [profile_source(name, result) for _, name, result in found]
     coauthors = [coauthor_keys(result) for _, _, result in found]
-    groups = _Groups(sources, range(len(sources)), PERSON_ID_KINDS, lambda s, kind: getattr(s.ids, kind))
-    for kind in PERSON_ID_KINDS:
-        _join_equal(groups, [(i, getattr(s.ids, kind)) for i, s in enumerate(sources)], kind)
+    kinds = person_id_kinds()
+    groups = _Groups(sources, range(len(sources)), kinds, lambda s, kind: id_value(s.ids, kind))
+    for kind in kinds:
+        _join_equal(groups, [(i, id_value(s.ids, kind)) for i, s in enumerate(sources)], kind)
     for i, j in ((i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))):
         shared = coauthors[i] & coauthors[j]
         if _same_name(sources[i], sources[j]) and len(shared) >= MIN_SHARED_COAUTHORS:
@@ -420,13 +442,8 @@ def _same_name(a: ProfileSource, b: ProfileSource) -> bool:
 
 def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:
     """One person: the longest name the sources give (a full name before initials), every id."""
-    ids = Ids()
-    for source in sources:
-        for kind in Ids.__struct_fields__:
-            if not getattr(ids, kind):
-                setattr(ids, kind, getattr(source.ids, kind))
     return MergedProfile(
         name=max((s.name for s in sources if s.name), key=len, default=None),
-        ids=ids, sources=sources,
+        ids=merged_ids((s.ids for s in sources), Ids), sources=sources,
         matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
     )

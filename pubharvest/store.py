@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from .errors import StoreError
 
 from pubharvest.parsers.records import PageResult, Publication, from_json, to_json
 from pubharvest.scrapers.job import DEFAULT_STORE
+
+from .errors import StoreError
+from .identifiers import id_value
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
@@ -230,14 +232,14 @@ def _in_key_order(site: str, publications: list[Publication]) -> list[tuple[int,
 
 def profile_key(result: PageResult, fallback: str) -> str:
     """The profile's id on its site, else ``fallback`` (the job's target id or URL)."""
-    ids = result.profile.ids if result.profile else None
-    return (getattr(ids, result.site, None) if ids else None) or fallback
+    own = id_value(result.profile.ids, result.site) if result.profile else None
+    return own or fallback
 
 
 def publication_key(site: str, pub: Publication) -> str:
     """A publication's id on ``site``: the site's own, else a DOI/arXiv/URL, else a hash of title and year."""
     ids = pub.ids
-    own = getattr(ids, site, None)
+    own = id_value(ids, site)
     if own:
         return own
     for prefix, value in (("doi:", ids.doi), ("arxiv:", ids.arxiv), ("url:", pub.url)):
