@@ -14,31 +14,41 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from operator import attrgetter
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
-from pubharvest.parsers.records import PageResult, Publication, to_json
+from pubharvest.parsers.records import PageResult, Publication, PublicationIds, to_json
 
 from .bibtex import bibtex_entry
 from .citable import Citable
 from .csl import csl_item
+from .identifiers import id_value, registered_sites, string_kinds
 from .keys import Keys
 from .merge import MergeResult, Paper
 
-CSV_COLUMNS = (
-    "site", "page", "profile_name", "title", "authors", "authors_truncated", "venue", "venue_truncated",
-    "year", "date", "type", "citations", "scholar_id", "arxiv", "doi", "isbn", "report_number",
-    "patent_number", "msr_id", "elamur_id", "url", "publisher", "flags",
-)
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# One CSV column: its header, and how to get its cell from what a row is made of.
+Column = tuple[str, Callable[[Any], Any]]
 
 
-class _JsonArray:
+class _Writer:
+    """Writes to ``stream`` as things come; nothing to finish at the end."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def close(self) -> None:
+        """Finish the output (nothing to add here: every write is whole)."""
+
+
+class _JsonArray(_Writer):
     """A JSON array written item by item, so that nothing is held in memory."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.stream, self.count = stream, 0
+        super().__init__(stream)
+        self.count = 0
 
     def append(self, item: str) -> None:
         self.stream.write(("[\n" if self.count == 0 else ",\n") + item)
@@ -55,44 +65,106 @@ class JsonWriter(_JsonArray):
         self.append(to_json(result).decode())
 
 
-class JsonLinesWriter:
+class JsonLinesWriter(_Writer):
     """One page result per line."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
 
     def write(self, result: PageResult) -> None:
         self.stream.write(to_json(result).decode() + "\n")
 
-    def close(self) -> None:
-        pass
+
+class _CsvTable(_Writer):
+    """CSV whose header row and every row's cells come from one table of ``columns``; spreadsheet-safe."""
+
+    def __init__(self, stream: IO[str], columns: list[Column]) -> None:
+        super().__init__(stream)
+        self.writer, self.columns = csv.writer(stream, lineterminator="\n"), columns
+        self.writer.writerow([header for header, _ in columns])
+
+    def write_row(self, item: Any) -> None:
+        self.writer.writerow([neutralise(cell(item)) for _, cell in self.columns])
 
 
-class CsvWriter:
-    """One row per publication, with the profile name and site on each row; safe for spreadsheets."""
+class PageRow(NamedTuple):
+    """What one row of the page CSV is made of: a publication and the page it is on."""
+
+    result: PageResult
+    pub: Publication
+
+
+class CsvWriter(_CsvTable):
+    """One row per publication, with the profile name and site on each row (``csv_columns``)."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.writer = csv.writer(stream, lineterminator="\n")
-        self.writer.writerow(CSV_COLUMNS)
+        super().__init__(stream, csv_columns())
 
     def write(self, result: PageResult) -> None:
-        name = result.profile.name if result.profile else None
         for pub in result.publications:
-            self.writer.writerow([neutralise(v) for v in csv_row(result, name, pub)])
-
-    def close(self) -> None:
-        pass
+            self.write_row(PageRow(result, pub))
 
 
-def csv_row(result: PageResult, name: str | None, pub: Publication) -> list[Any]:
-    """The CSV cells of one publication, in ``CSV_COLUMNS`` order."""
-    ids = pub.ids
-    return [
-        result.site, result.page, name, pub.title, "; ".join(pub.authors), pub.authors_truncated,
-        pub.venue, pub.venue_truncated, pub.year, pub.date, pub.type, pub.citations, ids.scholar,
-        ids.arxiv, ids.doi, ids.isbn, ids.report_number, ids.patent_number, ids.msr, ids.elamur,
-        pub.url, pub.publisher, " ".join(pub.flags),
+def _attributes(*names: str) -> list[Column]:
+    """Columns that are attributes of the row's object, headed by their names."""
+    return [(name, attrgetter(name)) for name in names]
+
+
+def _citable_columns() -> list[Column]:
+    """The bibliographic columns both CSVs give, from a ``Citable``."""
+    return [*_attributes("title"), ("authors", lambda pub: "; ".join(pub.authors)),
+            *_attributes("authors_truncated", "venue", "venue_truncated", "year", "date", "type")]
+
+
+def _id_column(kind: str, header: str) -> Column:
+    return header, lambda pub: id_value(pub.ids, kind)
+
+
+def _of_pub(column: Column) -> Column:
+    """A column of a ``Citable`` as a column of a ``PageRow``."""
+    header, cell = column
+    return header, lambda row: cell(row.pub)
+
+
+def csv_columns() -> list[Column]:
+    """The page CSV, one column a pair ``(header, cell of a PageRow)``. Its identifiers are those of
+    ``PublicationIds``, in field order, a site's own as ``<site>_id``, then the registered sites'
+    that have no field of their own.
+
+    >>> [header for header, _ in csv_columns()][10:]
+    ['type', 'citations', 'scholar_id', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr_id', \
+'elamur_id', 'url', 'publisher', 'flags']
+    """
+    sites = registered_sites()
+    pub_columns = [
+        *_citable_columns(), *_attributes("citations"),
+        *(_id_column(kind, f"{kind}_id" if kind in sites else kind) for kind in string_kinds(PublicationIds)),
+        *_attributes("url", "publisher"), ("flags", lambda pub: " ".join(pub.flags)),
     ]
+    return [
+        ("site", lambda row: row.result.site), ("page", lambda row: row.result.page),
+        ("profile_name", lambda row: row.result.profile.name if row.result.profile else None),
+        *map(_of_pub, pub_columns),
+    ]
+
+
+def merged_csv_columns() -> list[Column]:
+    """The merged CSV, one column a pair ``(header, cell of a Paper)``: each registered site's
+    citation count, then the identifiers that are not a site's own.
+
+    >>> [header for header, _ in merged_csv_columns()][9:14]
+    ['citations_max', 'citations_scholar', 'citations_msr', 'citations_elamur', 'sites']
+    """
+    sites = registered_sites()
+    return [
+        *_attributes("key"), *_citable_columns(), *_attributes("citations_max"),
+        *((f"citations_{site}", _site_citations(site)) for site in sites),
+        ("sites", lambda paper: " ".join(s.site for s in paper.sources)),
+        ("matched_by", lambda paper: " ".join(sorted({m.reason for m in paper.matched_by}))),
+        *(_id_column(kind, kind) for kind in string_kinds(PublicationIds) if kind not in sites),
+        *_attributes("url", "publisher"),
+    ]
+
+
+def _site_citations(site: str) -> Callable[[Paper], int | None]:
+    return lambda paper: site_citations(paper, site)
 
 
 def neutralise(value: Any) -> Any:
@@ -109,18 +181,16 @@ def citables(result: PageResult | MergeResult) -> list[Publication] | list[Paper
     return result.papers if isinstance(result, MergeResult) else result.publications
 
 
-class BibtexWriter:
+class BibtexWriter(_Writer):
     """One BibTeX entry per publication (or merged paper), keys unique across the whole output."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.stream, self.keys = stream, Keys()
+        super().__init__(stream)
+        self.keys = Keys()
 
     def write(self, result: PageResult | MergeResult) -> None:
         for pub in citables(result):
             self.stream.write(bibtex_entry(pub, self.keys.key(pub)) + "\n\n")
-
-    def close(self) -> None:
-        pass
 
 
 class CslJsonWriter(_JsonArray):
@@ -138,20 +208,14 @@ class CslJsonWriter(_JsonArray):
         self.append(json.dumps(csl_item(pub, self.keys.key(pub)), ensure_ascii=False))
 
 
-class MergedJsonWriter:
+class MergedJsonWriter(_Writer):
     """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
 
     def write(self, merged: MergeResult) -> None:
         self.stream.write(to_json(merged).decode() + "\n")
 
-    def close(self) -> None:
-        pass
 
-
-class MergedJsonLinesWriter(MergedJsonWriter):
+class MergedJsonLinesWriter(_Writer):
     """One merged paper per line (the profiles are in the JSON form only)."""
 
     def write(self, merged: MergeResult) -> None:
@@ -159,38 +223,15 @@ class MergedJsonLinesWriter(MergedJsonWriter):
             self.stream.write(to_json(paper).decode() + "\n")
 
 
-MERGED_CSV_COLUMNS = (
-    "key", "title", "authors", "authors_truncated", "venue", "venue_truncated", "year", "date", "type",
-    "citations_max", "citations_scholar", "citations_msr", "citations_elamur", "sites", "matched_by",
-    "arxiv", "doi", "isbn", "report_number", "patent_number", "url", "publisher",
-)
-
-
-class MergedCsvWriter:
-    """One row per merged paper, each site's citation count in its own column; spreadsheet-safe."""
+class MergedCsvWriter(_CsvTable):
+    """One row per merged paper, each site's citation count in its own column (``merged_csv_columns``)."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.writer = csv.writer(stream, lineterminator="\n")
-        self.writer.writerow(MERGED_CSV_COLUMNS)
+        super().__init__(stream, merged_csv_columns())
 
     def write(self, merged: MergeResult) -> None:
         for paper in merged.papers:
-            self.writer.writerow([neutralise(v) for v in merged_csv_row(paper)])
-
-    def close(self) -> None:
-        pass
-
-
-def merged_csv_row(paper: Paper) -> list[Any]:
-    """The CSV cells of one merged paper, in ``MERGED_CSV_COLUMNS`` order."""
-    ids = paper.ids
-    return [
-        paper.key, paper.title, "; ".join(paper.authors), paper.authors_truncated, paper.venue,
-        paper.venue_truncated, paper.year, paper.date, paper.type, paper.citations_max,
-        *(site_citations(paper, site) for site in ("scholar", "msr", "elamur")),
-        " ".join(s.site for s in paper.sources), " ".join(sorted({m.reason for m in paper.matched_by})),
-        ids.arxiv, ids.doi, ids.isbn, ids.report_number, ids.patent_number, paper.url, paper.publisher,
-    ]
+            self.write_row(paper)
 
 
 def site_citations(paper: Paper, site: str) -> int | None:
@@ -198,14 +239,15 @@ def site_citations(paper: Paper, site: str) -> int | None:
     return max((s.citations for s in paper.sources if s.site == site and s.citations is not None), default=None)
 
 
-WRITERS = {"json": JsonWriter, "jsonl": JsonLinesWriter, "csv": CsvWriter, "bibtex": BibtexWriter,
-           "csl-json": CslJsonWriter}
-MERGED_WRITERS = {"json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "csv": MergedCsvWriter,
-                  "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
+WRITERS: dict[str, type[_Writer]] = {
+    "json": JsonWriter, "jsonl": JsonLinesWriter, "csv": CsvWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
+MERGED_WRITERS: dict[str, type[_Writer]] = {
+    "json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "csv": MergedCsvWriter, "bibtex": BibtexWriter,
+    "csl-json": CslJsonWriter}
 
 
 @contextlib.contextmanager
-def open_output(fmt: str, path: str | None, writers: dict[str, type] = WRITERS) -> Iterator[Any]:
+def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]] = WRITERS) -> Iterator[Any]:
     """A writer for ``fmt`` (one of ``writers``: page results by default, ``MERGED_WRITERS`` for a
     merge) on stdout, or on a temporary file renamed over ``path`` once complete.
 
