@@ -8,21 +8,50 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .errors import PubharvestError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
+# Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
+# printed: the titles live in the site modules, and importing them all would slow every command's start.
+SITE_TITLES, SITE_NAMES = "{site_titles}", "{site_names}"
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose description and argument help may name the registered sites."""
+
+    def format_help(self) -> str:
+        self.description = name_sites(self.description)
+        for action in self._actions:
+            action.help = name_sites(action.help)
+        return super().format_help()
+
+
+def name_sites(text: str | None) -> str | None:
+    """``text`` with the registered sites in place of ``SITE_TITLES`` and ``SITE_NAMES``.
+
+    >>> name_sites("the site (" + SITE_NAMES + ")")
+    'the site (scholar, msr, elamur)'
+    """
+    if not text or (SITE_TITLES not in text and SITE_NAMES not in text):
+        return text
+    from pubharvest.parsers import SITES, site_titles
+
+    return text.replace(SITE_NAMES, ", ".join(SITES)).replace(SITE_TITLES, site_titles())
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="pubharvest",
-        description="Turn researcher-profile pages (Google Scholar, Microsoft Research, Elamur Research) "
-                    "into structured, citable records.",
+        description=f"Turn researcher-profile pages ({SITE_TITLES}) into structured, citable records.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     parse = commands.add_parser("parse", help="parse saved pages into records",
@@ -69,7 +98,7 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
                     "2 for a bad job or usage, 3 when a site blocked the job, 4 when no host could be "
                     "reached, 130 when interrupted.")
     scrape.add_argument("job", nargs="?", metavar="JOB.toml")
-    scrape.add_argument("--site", help="one-off form: the site of the target (scholar, msr, elamur)")
+    scrape.add_argument("--site", help=f"one-off form: the site of the target ({SITE_NAMES})")
     scrape.add_argument("--id", dest="target_id", help="one-off form: the profile id on that site")
     scrape.add_argument("--url", dest="target_url", help="one-off form: the profile URL")
     scrape.add_argument("--contact", help="one-off form: an e-mail or URL for the User-Agent "
@@ -170,7 +199,7 @@ def _parse(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failures else EXIT_OK
 
 
-def _parse_archive(name: str, out) -> int:
+def _parse_archive(name: str, out: Any) -> int:
     """Write the records of a WARC archive (as the job that wrote it gave them); returns the failures."""
     from pubharvest.parsers import ParseError
     from pubharvest.scrapers.archive import archive_results
@@ -208,14 +237,14 @@ def _merge(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failures else EXIT_OK
 
 
-def failure_line(name: str, error: Exception) -> str:
+def failure_line(name: str, error: PubharvestError | OSError) -> str:
     """The one stderr line for an input that failed: ``path: code: message``."""
     if isinstance(error, OSError):
         return f"{name}: unreadable: {error.strerror or error}"
     return f"{name}: {error.code}: {error.message}"
 
 
-def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, callable]]:
+def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, Callable[[], bytes]]]:
     """``(name, read)`` for every input, in command-line order; folders are walked in sorted order."""
     for raw in paths:
         if raw == "-":

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from pubharvest.parsers.records import Ids, PageResult, Publication, PublicationIds
+from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
 from pubharvest.parsers.text import title_key
 
 from .citable import PREPRINT, Bibliographic, csl_type, is_preprint_venue
@@ -315,7 +315,7 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         year=year,
         date=_best_date(primary, sources, year),
         type=_merged_type(primary, sources),
-        ids=merged_ids(s.ids for s in sources),
+        ids=merged_ids((s.ids for s in sources), PublicationIds),
         url=primary.url or next((s.url for s in sources if s.url), None),
         publisher=primary.publisher,
         citations_max=max((s.citations for s in sources if s.citations is not None), default=None),
@@ -370,12 +370,12 @@ def _merged_type(primary: SourceRecord, sources: list[SourceRecord]) -> str | No
     return kinds.most_common(1)[0][0] if kinds else None
 
 
-def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids] = PublicationIds) -> _Ids:
+def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     """Every identifier the sources give: the first of each kind, every item of a list (all Scholar
     clusters), and the first of each key of a mapping (ids of sites without a field of their own).
 
     >>> ids = merged_ids([PublicationIds(doi="10.1/a", scholar_clusters=["1"]),
-    ...                   PublicationIds(doi="10.1/b", arxiv="2101.1", scholar_clusters=["2", "1"])])
+    ...                   PublicationIds(doi="10.1/b", arxiv="2101.1", scholar_clusters=["2", "1"])], PublicationIds)
     >>> ids.doi, ids.arxiv, ids.scholar_clusters
     ('10.1/a', '2101.1', ['1', '2'])
     """
@@ -420,8 +420,8 @@ def _identifiable(result: PageResult) -> bool:
 
 
 def profile_source(name: str | None, result: PageResult) -> ProfileSource:
-    """What the page ``result`` (which has a profile) says about its person."""
-    profile = result.profile
+    """What the page ``result`` says about its person (nothing but where, when it has no profile)."""
+    profile = result.profile or Profile()
     return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
                          ids=profile.ids, affiliation=profile.affiliation,
                          citations=profile.metrics.citations, h_index=profile.metrics.h_index)
@@ -430,14 +430,17 @@ def profile_source(name: str | None, result: PageResult) -> ProfileSource:
 def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:
     """Name keys of everyone the page shows working with its person: the co-author box and the
     authors of the listed papers, the person themself left out."""
-    own = name_key(result.profile.name) if result.profile and result.profile.name else None
-    names = [c.name for c in result.profile.coauthors] if result.profile else []
+    profile = result.profile
+    own = name_key(profile.name) if profile and profile.name else None
+    names = [c.name for c in profile.coauthors] if profile else []
     names += [author for pub in result.publications for author in pub.authors]
     return {key for key in map(name_key, names) if key != own and key[1]}
 
 
 def _same_name(a: ProfileSource, b: ProfileSource) -> bool:
-    return bool(a.name and b.name) and name_key(a.name) == name_key(b.name)
+    if not a.name or not b.name:
+        return False
+    return name_key(a.name) == name_key(b.name)
 
 
 def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:

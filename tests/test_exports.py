@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import bibtexparser
@@ -18,6 +19,7 @@ from citeproc.source.json import CiteProcJSON
 import pubharvest.parsers as parsers
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 from pubharvest.bibtex import bibtex, entry_type
+from pubharvest.citable import Citable
 from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key
 from pubharvest.names import NameParts, split_name
@@ -103,7 +105,7 @@ def test_bibtex_of_real_pages_parses_with_the_same_values(name: str, read_corpus
     assert_bibtex_reads_back(parsers.parse(read_corpus(name)).publications)
 
 
-def assert_bibtex_reads_back(pubs: list[Publication]) -> None:
+def assert_bibtex_reads_back(pubs: Sequence[Citable]) -> None:
     text = bibtex(pubs)
     decoded, raw = bibtex_library(text), bibtex_library(text, decode=False)
     assert decoded.failed_blocks == [] and len(decoded.entries) == len(pubs)
@@ -119,13 +121,13 @@ def assert_bibtex_reads_back(pubs: list[Publication]) -> None:
             "url": pub.url, "doi": pub.ids.doi, "eprint": pub.ids.arxiv,
             "archivePrefix": "arXiv" if pub.ids.arxiv else None}
         venue = fields.get("booktitle") or fields.get("journal") or fields.get("howpublished")
-        assert venue is None or pub.venue.startswith(venue)
+        assert venue is None or (pub.venue or "").startswith(venue)
         if pub.ids.report_number or pub.ids.patent_number:
             assert fields["number"] in (pub.ids.report_number, pub.ids.patent_number)
         assert_same_authors(pub, verbatim.get("author", []))
 
 
-def assert_same_authors(pub: Publication, names: list) -> None:
+def assert_same_authors(pub: Citable, names: list) -> None:
     """One BibTeX name per author (plus ``others`` for a cut list), whose family part (with
     particles) is made of words of the name as written (the whole name for a group)."""
     written = [name.split() for name in pub.authors] + ([["others"]] if pub.authors_truncated else [])
@@ -221,7 +223,7 @@ def test_exports_of_the_merged_seeds_pass_the_same_checks(csl_schema: dict) -> N
     assert [item["id"] for item in csl_items(papers)] == [paper.key for paper in papers]
 
 
-def assert_csl_valid_and_renders(pubs: list[Publication], csl_schema: dict) -> None:
+def assert_csl_valid_and_renders(pubs: Sequence[Citable], csl_schema: dict) -> None:
     items = json.loads(json.dumps(csl_items(pubs)))
     jsonschema.validate(items, csl_schema)
     rendered = render_bibliography(items)

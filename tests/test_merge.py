@@ -16,7 +16,7 @@ import pytest
 import pubharvest.parsers as parsers
 from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 from pubharvest.cli import main
-from pubharvest.merge import MergeResult, merge, merged_json_schema
+from pubharvest.merge import MergeResult, Paper, merge, merged_json_schema
 
 from conftest import FIXTURES, ROOT
 
@@ -30,8 +30,8 @@ def merged_seeds() -> MergeResult:
     return merge((name, parsers.parse((ROOT / name).read_bytes())) for name in SEEDS)
 
 
-def by_title(result: MergeResult) -> dict[str, object]:
-    return {paper.title: paper for paper in result.papers}
+def by_title(result: MergeResult) -> dict[str, Paper]:
+    return {paper.title or "": paper for paper in result.papers}
 
 
 def test_seeds_merge_to_the_records_checked_by_hand() -> None:
@@ -45,7 +45,7 @@ def test_merged_records_match_their_json_schema() -> None:
 
 
 # Every paper at least two seeds share, with each source's citation count (MSR gives none).
-SHARED = {
+SHARED: dict[str, dict[str, int | None]] = {
     "ZeRO-Offload: Democratizing Billion-Scale Model Training": {"scholar": 405, "msr": None, "elamur": 309},
     "ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning":
         {"scholar": 348, "msr": None, "elamur": 254},
@@ -80,7 +80,7 @@ def test_zero_family_stays_apart_and_fullest_values_are_chosen() -> None:
     infinity = papers["ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"]
     assert (infinity.venue, infinity.venue_truncated) == ("SC 2021", False)  # not Scholar's cut venue
     inference = papers["DeepSpeed Inference: Enabling Efficient Inference of Transformer Models at Unprecedented Scale"]
-    assert [s.title for s in inference.sources][0].startswith("Deepspeed-inference")
+    assert ([s.title for s in inference.sources][0] or "").startswith("Deepspeed-inference")
     assert (inference.type, inference.ids.report_number) == ("report", "MSR-TR-2022-21")
 
 
@@ -95,14 +95,15 @@ def test_profiles_of_one_person_merge_by_name_and_coauthors() -> None:
 
 
 def page(site: str, *pubs: Publication, profile: Profile | None = None) -> PageResult:
-    return PageResult(site=site, page="publication_list", publications=list(pubs), profile=profile)
+    # until PageResult.site is a plain str checked against the registry (issue 10, the parsers' part)
+    return PageResult(site=site, page="publication_list", publications=list(pubs), profile=profile)  # type: ignore[arg-type]
 
 
 def pub(title: str, year: int | None = 2021, **fields) -> Publication:
     return Publication(title=title, year=year, authors=["A Author"], **fields)
 
 
-def merged_titles(*pages: PageResult) -> list[list[str]]:
+def merged_titles(*pages: PageResult) -> list[list[str | None]]:
     return [[s.title for s in p.sources] for p in merge((None, p) for p in pages).papers]
 
 
@@ -129,7 +130,7 @@ def test_the_same_scholar_row_on_two_saves_of_a_profile_is_one_paper(read_corpus
     assert [(m.reason, m.value) for m in profile.matched_by] == [("scholar", "8daWuo4AAAAJ")]
     shared = [p for p in result.papers if len(p.sources) == 2]
     assert shared and all(p.matched_by[0].reason == "scholar" for p in shared)
-    assert all(p.matched_by[0].value.startswith("8daWuo4AAAAJ:") for p in shared)
+    assert all((p.matched_by[0].value or "").startswith("8daWuo4AAAAJ:") for p in shared)
 
 
 def test_scholar_merged_rows_do_not_chain_different_works(read_corpus) -> None:

@@ -53,7 +53,7 @@ def test_a_second_store_on_the_same_database_sees_the_first_ones_rows(location) 
     first, second = Store(location), Store(location)  # two workers: the schema is created once
     try:
         first.save("run1", "U", profile(1))
-        assert [p.profile.name for p in second.profiles()] == ["N"]
+        assert [p.profile.name if p.profile else None for p in second.profiles()] == ["N"]
     finally:
         first.close()
         second.close()
