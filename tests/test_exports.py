@@ -10,6 +10,7 @@ from pathlib import Path
 
 import bibtexparser
 import jsonschema
+import msgspec
 import pandas as pd
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
@@ -19,11 +20,12 @@ from citeproc.source.json import CiteProcJSON
 import pubharvest.parsers as parsers
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 from pubharvest.bibtex import bibtex, entry_type
-from pubharvest.citable import Citable
+from pubharvest.citable import Bibliographic, Citable
 from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key
 from pubharvest.names import NameParts, split_name
-from pubharvest.output import CsvWriter
+from pubharvest.merge import MergeResult
+from pubharvest.output import CsvWriter, MergedCsvWriter
 
 from conftest import FIXTURES
 from test_fixtures import PAIRS
@@ -270,6 +272,30 @@ def test_csv_of_every_fixture_opens_in_pandas_with_numbers_and_booleans(page: Pa
         assert pd.api.types.is_numeric_dtype(frame[column]), (column, frame[column].dtype)
     for column in ("authors_truncated", "venue_truncated"):
         assert pd.api.types.is_bool_dtype(frame[column]), (column, frame[column].dtype)
+
+
+def test_csv_headers_are_the_columns_they_always_were() -> None:
+    """The headers come from the registry and ``PublicationIds`` now; they are the same bytes."""
+    stream = io.StringIO()
+    CsvWriter(stream).write(PageResult(site="msr", page="publication_list"))
+    MergedCsvWriter(stream).write(MergeResult())
+    assert stream.getvalue().splitlines() == [
+        "site,page,profile_name,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations,"
+        "scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,url,publisher,flags",
+        "key,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations_max,citations_scholar,"
+        "citations_msr,citations_elamur,sites,matched_by,arxiv,doi,isbn,report_number,patent_number,url,publisher",
+    ]
+
+
+def test_the_bibliographic_fields_are_those_of_publication() -> None:
+    """``citable.Bibliographic``, what merge carries and the exporters read, has the names, types and
+    defaults of the record model's ``Publication``, in its order."""
+    publication = {f.name: f for f in msgspec.structs.fields(Publication)}
+    fields = msgspec.structs.fields(Bibliographic)
+    assert [f.name for f in fields] == [name for name in publication if name in Bibliographic.__struct_fields__]
+    for field in fields:
+        want = publication[field.name]
+        assert (field.type, field.default, field.default_factory) == (want.type, want.default, want.default_factory)
 
 
 # --- the command -------------------------------------------------------------------------------
