@@ -7,6 +7,7 @@ or atomically to a file.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import csv
 import io
@@ -181,8 +182,8 @@ def citables(result: PageResult | MergeResult) -> list[Publication] | list[Paper
     return result.papers if isinstance(result, MergeResult) else result.publications
 
 
-class BibtexWriter(_Writer):
-    """One BibTeX entry per publication (or merged paper), keys unique across the whole output."""
+class _CitationWriter(_Writer):
+    """One entry per publication (or merged paper), keys unique across everything it writes."""
 
     def __init__(self, stream: IO[str]) -> None:
         super().__init__(stream)
@@ -190,22 +191,25 @@ class BibtexWriter(_Writer):
 
     def write(self, result: PageResult | MergeResult) -> None:
         for pub in citables(result):
-            self.stream.write(bibtex_entry(pub, self.keys.key(pub)) + "\n\n")
+            self.write_item(pub, self.keys.key(pub))
+
+    @abc.abstractmethod
+    def write_item(self, pub: Citable, key: str) -> None:
+        """Write one entry, under ``key``."""
 
 
-class CslJsonWriter(_JsonArray):
-    """A JSON array of CSL-JSON items, one per publication (or merged paper), ids unique."""
+class BibtexWriter(_CitationWriter):
+    """BibTeX entries, separated by blank lines."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        super().__init__(stream)
-        self.keys = Keys()
+    def write_item(self, pub: Citable, key: str) -> None:
+        self.stream.write(bibtex_entry(pub, key) + "\n\n")
 
-    def write(self, result: PageResult | MergeResult) -> None:
-        for pub in citables(result):
-            self.write_item(pub)
 
-    def write_item(self, pub: Citable) -> None:
-        self.append(json.dumps(csl_item(pub, self.keys.key(pub)), ensure_ascii=False))
+class CslJsonWriter(_CitationWriter, _JsonArray):
+    """A JSON array of CSL-JSON items."""
+
+    def write_item(self, pub: Citable, key: str) -> None:
+        self.append(json.dumps(csl_item(pub, key), ensure_ascii=False))
 
 
 class MergedJsonWriter(_Writer):
