@@ -136,3 +136,22 @@ def test_every_fixture_page_in_every_format(capsys, page: Path, fmt: str) -> Non
     else:
         (result,) = json.loads(out) if fmt == "json" else [json.loads(line) for line in out.splitlines()]
         assert result["site"] == page.parent.name
+
+
+def test_help_names_the_registered_sites(capsys) -> None:
+    import pubharvest.parsers as parsers
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert f"({parsers.site_titles()})" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["scrape", "--help"])
+    assert f"({', '.join(parsers.SITES)})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_building_the_command_imports_no_site_module() -> None:
+    """The site titles are read when help is printed, so that other commands start without them."""
+    code = ("import sys; from pubharvest.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith('pubharvest.parsers.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "scholar" not in done.stdout and "elamur" not in done.stdout
