@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
+from .listings import distinct
 from .page import Document
 from .site import SiteInfo
 from .records import (
@@ -531,14 +532,7 @@ def publications(sections: list[Section], venues: list[str], result: PageResult)
             check_count(result, "works in 'All works'", to_int(m.group(1)), len(works))
         if m := re.search(r"; ([\d,]+) with a page here", all_sec.text):
             check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
-    merged: dict[str, Publication] = {}
-    for pub in papers + works:
-        key = pub.ids.elamur or title_key(pub.title)
-        if key in merged:
-            merge_into(merged[key], pub, result)
-        else:
-            merged[key] = pub
-    return list(merged.values())
+    return distinct(papers + works, result)
 
 
 def linked(block: Block, result: PageResult) -> bool:
@@ -623,17 +617,3 @@ def split_title(bold: str, known_title: str | None, venues: list[str],
     if arxiv is None and result is not None:
         result.warn("title_may_hold_venue", f"no known title or venue to split from {bold!r}")
     return bold, None, arxiv
-
-
-def merge_into(pub: Publication, other: Publication, result: PageResult) -> None:
-    """Fill ``pub``'s empty fields from the same paper listed again; warn where the two disagree."""
-    for name in ("title", "year", "citations", "venue", "summary", "url"):
-        mine, theirs = getattr(pub, name), getattr(other, name)
-        if mine is None:
-            setattr(pub, name, theirs)
-        elif theirs is not None and theirs != mine:
-            result.warn("lists_disagree", f"{pub.title!r}: {name} is {mine!r} in one list, {theirs!r} in another")
-    if not pub.authors:
-        pub.authors, pub.authors_truncated = other.authors, other.authors_truncated
-    if pub.ids.arxiv is None:
-        pub.ids.arxiv = other.ids.arxiv

@@ -26,6 +26,7 @@ from urllib.parse import urljoin
 from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
+from .listings import distinct
 from .page import Document
 from .site import SiteInfo
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
@@ -169,59 +170,11 @@ def _filed_under(facet: str, label: str | int) -> Facets:
 
 
 def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
-    """Each paper once, in order of first listing: the same publication link, or with no link on
-    one side, the same normalised title. Later listings add facets and fill gaps."""
-    kept: list[Publication] = []
-    by_link: dict[str, Publication] = {}
-    by_title: dict[str, Publication] = {}
-    for pub in listings:
-        first = by_link.get(pub.ids.msr or "")
-        if first is None:
-            same_title = by_title.get(title_key(pub.title))
-            if same_title is not None and not (pub.ids.msr and same_title.ids.msr):
-                first = same_title
-        if first is None:
-            kept.append(pub)
-            first = pub
-        else:
-            _absorb(first, pub, result)
-        if first.ids.msr:
-            by_link[first.ids.msr] = first
-        by_title.setdefault(title_key(first.title), first)
+    """Each paper once (``listings.distinct``), each checked against the year group it sat in."""
+    kept = distinct(listings, result)
     for pub in kept:
         _check_year_facet(pub, result)
     return kept
-
-
-def _keep_fuller(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
-    """The fuller of two listings' values (the longer text or list; the first on a tie), with a
-    warning when both say something and they differ."""
-    if not theirs or mine == theirs:
-        return mine
-    if not mine:
-        return theirs
-    kept, dropped = (theirs, mine) if len(theirs) > len(mine) else (mine, theirs)
-    message = f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
-    if all(warning.message != message for warning in result.warnings):  # a third listing repeats one of the two
-        result.warn("listings_disagree", message)
-    return kept
-
-
-def _absorb(first: Publication, other: Publication, result: PageResult) -> None:
-    """Merge ``other`` (a later listing of the same paper) into ``first``, warning on conflicts."""
-    for name in ("title", "authors", "venue", "date", "publisher", "url"):
-        setattr(first, name, _keep_fuller(first.title, name, getattr(first, name), getattr(other, name), result))
-    for name in ("msr", "isbn", "report_number"):
-        setattr(first.ids, name, _keep_fuller(first.title, name, getattr(first.ids, name), getattr(other.ids, name),
-                                              result))
-    if first.type and other.type and first.type != other.type:
-        result.warn("listings_disagree", f"{first.title!r} is listed under two types: kept "
-                                         f"{first.type!r}, not {other.type!r}")
-    first.type = first.type or other.type
-    for facet in _FACETS:
-        values = getattr(first.facets, facet)
-        values.extend(v for v in getattr(other.facets, facet) if v not in values)
-    first.links.extend(link for link in other.links if link not in first.links)
 
 
 def _check_year_facet(pub: Publication, result: PageResult) -> None:

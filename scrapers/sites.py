@@ -94,15 +94,14 @@ class Scholar(Site):
         return None
 
     def merge(self, pages: list[PageResult]) -> PageResult:
-        first, seen, publications, warnings = pages[0], set(), [], []
+        from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
+
+        first, warnings = pages[0], []
         for page in pages:
-            for pub in page.publications:
-                key = pub.ids.scholar or id(pub)
-                if key not in seen:
-                    seen.add(key)
-                    publications.append(pub)
             warnings += [w for w in page.warnings if w.code != "partial" and w not in warnings]
-        merged = msgspec.structs.replace(first, publications=publications, warnings=warnings)
+        merged = msgspec.structs.replace(first, publications=[], warnings=warnings)
+        merged.publications = distinct([pub for page in pages for pub in page.publications], merged)
+        publications = merged.publications
         if is_partial(pages[-1]):
             merged.warn("partial", f"the record holds the first {len(publications)} rows of a longer list "
                                    f"({len(pages)} page(s) fetched): the next page could not be fetched")
