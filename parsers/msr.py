@@ -21,7 +21,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urljoin
 
 from parsel import Selector, SelectorList
 
@@ -32,6 +31,7 @@ from .site import SiteInfo
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .text import (
     MONTHS,
+    absolute_url,
     clean,
     clean_or_none,
     find_arxiv_id,
@@ -44,14 +44,15 @@ from .text import (
     title_key,
 )
 
+__all__ = ["SITE", "sniff", "parse"]
+
 SITE = SiteInfo(
     name="msr", title="Microsoft Research", base_url="https://www.microsoft.com", hosts=("microsoft.com",),
     id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample", profile_path="/en-us/research/people/{id}/publications/",
     page_kinds=("publication_list", "publication"),
 )
 
-_SITE_ROOT = "https://www.microsoft.com/"
-_MSR_URL = re.compile(r"https?://(?:www\.)?microsoft\.com/(?:[a-z]{2}-[a-z]{2}/)?research/", re.I)
+_MSR_URL = re.compile(rf"https?://(?:www\.)?{re.escape(SITE.hosts[0])}/(?:[a-z]{{2}}-[a-z]{{2}}/)?research/", re.I)
 _PEOPLE = re.compile(r"(.*?/research/people/([^/?#]+))", re.I)
 _PUBLICATION = re.compile(r"/research/publication/([^/?#]+)", re.I)
 _CANONICAL = re.compile(r"""<link\b(?=[^>]*\brel=["']?canonical\b)[^>]*\bhref=["']?([^"'\s>]+)""")
@@ -191,9 +192,8 @@ def _page_url(sel: Selector, doc: Document) -> str | None:
 
 
 def _absolute(href: str | None, base: str | None) -> str | None:
-    if not href or href.startswith(("https://", "http://")):
-        return href or None
-    return urljoin(base if base and _MSR_URL.match(base) else _SITE_ROOT, href.strip())
+    """``href`` against the page's own URL when it is an MSR one, else against the site's root."""
+    return absolute_url(href, base if base and _MSR_URL.match(base) else SITE.base_url + "/")
 
 
 def _refuse_cut_pages(doc: Document, result: PageResult) -> None:

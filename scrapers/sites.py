@@ -151,8 +151,8 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
     if "/sorry/" in urlsplit(url).path:
         return "the site sent its \"unusual traffic\" page"
     if (status != 200 or ok_pages) and body:
-        from pubharvest.parsers import Blocked
-        from pubharvest.parsers.page import Document, refuse_block_pages
+        from pubharvest.parsers import Blocked, refuse_block_pages
+        from pubharvest.parsers.page import Document
 
         try:
             refuse_block_pages(Document.from_input(body))
