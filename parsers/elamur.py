@@ -397,7 +397,7 @@ def _metrics(links: list[tuple[str, list[_Run]]], sections: list[_Section], resu
     without_page = next((to_int(m.group(1)) for _, runs in links
                          if (m := re.search(r"([\d,]+) more in our library without a page", _joined(runs)))), 0)
     if found.library_works is not None and found.library_works_all is not None:
-        _check_count(result, "works in the library", found.library_works_all, found.library_works + without_page)
+        _check_count(result, "works in the library", found.library_works_all, found.library_works + (without_page or 0))
     cited_by = _section(sections, "Cited by")
     if cited_by:
         text = cited_by.text

@@ -117,11 +117,10 @@ def _html_kind(doc: Document) -> str | None:
 
 # --- shared pieces ----------------------------------------------------------------------------
 
-def _text(node: Selector | SelectorList) -> str:
+def _text(node: Selector | SelectorList[Selector]) -> str:
     """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
-    if isinstance(node, SelectorList):
-        node = node[0] if node else None
-    return clean("".join(node.root.itertext())) if node is not None else ""
+    first = node if isinstance(node, Selector) else node[0] if node else None
+    return clean("".join(first.root.itertext())) if first is not None else ""
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -167,7 +166,10 @@ def _csl_type(label: str) -> str | None:
 
 
 def _filed_under(facet: str, label: str | int) -> Facets:
-    return Facets(**{facet: [label]})
+    """The facets of a listing in one group: ``facet`` (a field of ``Facets``) holds ``label``."""
+    facets = Facets()
+    getattr(facets, facet).append(label)
+    return facets
 
 
 def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
@@ -331,7 +333,7 @@ def _meta_all(sel: Selector, name: str) -> list[str]:
     return [value for value in map(clean, sel.xpath(f'//meta[@name="{name}"]/@content').getall()) if value]
 
 
-def _citation_authors(main: Selector) -> list[Author]:
+def _citation_authors(main: SelectorList[Selector]) -> list[Author]:
     authors = []
     for person in main.css('.publication-citation li[itemtype$="schema.org/Person"]'):
         name = _text(person.css('[itemprop="name"]'))
@@ -342,7 +344,7 @@ def _citation_authors(main: Selector) -> list[Author]:
     return authors
 
 
-def _publication_links(main: Selector, base: str | None) -> list[Link]:
+def _publication_links(main: SelectorList[Selector], base: str | None) -> list[Link]:
     """The paper's own links: the external "Publication" link(s), the PDF button, the BibTeX link."""
     found = [("external", a) for a in main.css(".publication-citation p a[href]")]
     found += [("pdf" if ".pdf" in a.attrib["href"].lower() or a.attrib.get("data-bi-cn") == "PDF" else "external", a)
@@ -431,7 +433,7 @@ def _file_group(items: list[Publication], facet: str, number: int) -> list[Publi
     area or type group whose name the text lost."""
     label: int | str = f"#{number}"
     if facet == "years":
-        years = Counter(find_year(pub.date) for pub in items if find_year(pub.date))
+        years = Counter(year for pub in items if (year := find_year(pub.date)))
         if not years:
             return items
         label = years.most_common(1)[0][0]
@@ -469,7 +471,7 @@ def _json(text: str) -> Any:
 def _post(post: Any) -> Publication | None:
     data = post.get("data") if isinstance(post, dict) else None
     title = _html_text(data.get("post_title")) if isinstance(data, dict) else None
-    if title is None:
+    if title is None or not isinstance(data, dict):
         return None
     pub = Publication(title=title, url=clean_or_none(data.get("permalink")))
     slug = _PUBLICATION.search(pub.url or "")

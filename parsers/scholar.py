@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TypedDict
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
@@ -191,14 +192,19 @@ _HEAD_LINKS = etree.XPath("/html/head/link[@rel='canonical'] | /html/head/meta[@
 def _landmarks(root: Element) -> dict[str, Element]:
     """The page's parts by id, plus ``canonical``, ``og:image`` and ``hist`` (the histogram)."""
     found: dict[str, Element] = {}
-    for element in _BY_ID(root, ids=_IDS):
-        found.setdefault(element.get("id"), element)
-    for element in _HEAD_LINKS(root):
+    for element in _elements(_BY_ID(root, ids=_IDS)):
+        found.setdefault(element.get("id", ""), element)
+    for element in _elements(_HEAD_LINKS(root)):
         found.setdefault("canonical" if element.tag == "link" else "og:image", element)
     hist = _by_class(found.get("gsc_rsb_cit"), {"gsc_md_hist_b": "hist"}).get("hist")
     if hist:
         found["hist"] = hist[0]
     return found
+
+
+def _elements(found: object) -> list[Element]:
+    """The elements an XPath expression found (lxml types its answer as any XPath value)."""
+    return [element for element in found if isinstance(element, Element)] if isinstance(found, list) else []
 
 
 def _by_class(root: Element | None, rules: dict[str, str], tag: tuple[str, ...] = ()) -> dict[str, list[Element]]:
@@ -334,11 +340,11 @@ def _citations_by_year(chart: Element | None) -> list[YearCitations]:
     """
     if chart is None:
         return []
-    labels = [(_text(e).strip(), e) for e in _YEAR_LABELS(chart)]
-    labels = [(int(text), e) for text, e in labels if text.isdigit()]
+    texts = [(_text(e).strip(), e) for e in _elements(_YEAR_LABELS(chart))]
+    labels = [(int(text), e) for text, e in texts if text.isdigit()]
     years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
-    for bar in _BARS(chart):
+    for bar in _elements(_BARS(chart)):
         year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
             counts[year] = to_int(_text(bar)) or 0
@@ -392,7 +398,7 @@ def _coauthors(box: Element | None) -> list[Coauthor]:
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
         name = _text_of(link)
-        if not name:
+        if link is None or not name:
             continue
         href = link.get("href")
         found.append(Coauthor(
@@ -420,7 +426,7 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
 def _publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
     """One ``Publication`` per table row, in page order."""
     origin = _origin(base)
-    found = []
+    found: list[Publication] = []
     for row in rows:
         pub = _publication(row, origin)
         if "title_looks_like_authors" in pub.flags:
@@ -455,12 +461,22 @@ def _publication(row: Element, origin: str = SITE.base_url) -> Publication:
 _CELL_KINDS = {"gsc_a_t": "title", "gsc_a_c": "count", "gsc_a_y": "year"}
 
 
-def _row_parts(row: Element) -> dict:
+class _RowParts(TypedDict, total=False):
+    """The data-carrying elements of one publication row."""
+
+    anchor: Element | None  # the title link
+    grays: list[Element]  # the authors line, then the venue line
+    count: Element  # the citation count
+    merged: Element  # the mark of merged citations
+    year: Element | None
+
+
+def _row_parts(row: Element) -> _RowParts:
     """The row's data-carrying elements: ``anchor``, ``grays`` (authors, venue), ``count``,
     ``merged``, ``year``. Cells are found by class, never by position: the 2014 owner view has an
     extra checkbox cell. (This runs once per row of pages with thousands: it compares class
     strings rather than splitting them, and visits only the elements that can carry data.)"""
-    parts: dict = {"grays": []}
+    parts: _RowParts = {"grays": []}
     for cell in row:
         kind = _cell_kind(cell.get("class"))
         if kind == "title":
@@ -483,7 +499,7 @@ def _cell_kind(classes: str | None) -> str | None:
     return _CELL_KINDS.get(classes) or next((_CELL_KINDS[c] for c in classes.split() if c in _CELL_KINDS), None)
 
 
-def _title_cell_parts(cell: Element, parts: dict) -> None:
+def _title_cell_parts(cell: Element, parts: _RowParts) -> None:
     for child in cell:
         classes = child.get("class") or ""
         if child.tag == "a" and "gsc_a_at" in classes:
@@ -557,7 +573,7 @@ def _classify_venue(pub: Publication) -> None:
         pub.ids.patent_number = f"{office} {number}" if office and number else number
 
 
-def _fill_citations(pub: Publication, parts: dict) -> None:
+def _fill_citations(pub: Publication, parts: _RowParts) -> None:
     count = parts.get("count")
     if count is None:
         return
