@@ -203,3 +203,16 @@ def test_italics_inside_a_summary_are_kept() -> None:
 def test_one_more_work_without_a_page_adds_up() -> None:
     text = SEED.read_text(encoding="utf-8").replace("[1 more in our library", "[2 more in our library")
     assert [w.code for w in parsers.parse(text).warnings] == ["count_mismatch"]
+
+
+def test_papers_and_all_works_that_disagree_keep_one_record_and_warn_listings_disagree() -> None:
+    """The same paper in *Papers* and *All works* is one record (``listings.distinct``): the first
+    listing's count stays, and the disagreement is the one warning code every site uses."""
+    text = MULTILINE.read_text(encoding="utf-8")
+    line = "*(2021 · 309 citations)*"
+    assert text.count(line) == 1
+    result = parsers.parse(text.replace(line, "*(2021 · 310 citations)*"))
+    offload = [p for p in result.publications if (p.title or "").startswith("ZeRO-Offload")]
+    assert len(offload) == 1 and offload[0].citations == 310
+    assert [w.code for w in result.warnings] == ["listings_disagree"]
+    assert "citations: kept 310, not 309" in result.warnings[0].message

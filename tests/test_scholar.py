@@ -355,3 +355,42 @@ def test_damaged_gzip_is_truncated_not_a_traceback() -> None:
     packed[20:30] = b"\xff" * 10
     with pytest.raises(parsers.Truncated):
         parsers.parse(bytes(packed))
+
+
+def test_rows_seen_twice_across_pages_are_one_record_by_the_parsers_rule() -> None:
+    """Scholar's pages of one profile go through the same ``listings.distinct`` as MSR and Elamur
+    listings: the same row id once; a row without an id joins a row of the same title."""
+    from pubharvest.parsers.listings import distinct
+    from pubharvest.parsers.records import PageResult, Publication, PublicationIds
+
+    result = PageResult(site="scholar", page="profile")
+    rows = [Publication(title="Deep nets", citations=3, ids=PublicationIds(scholar="U:1", scholar_clusters=["7"])),
+            Publication(title="Other", ids=PublicationIds(scholar="U:2")),
+            Publication(title="Deep nets", citations=4, ids=PublicationIds(scholar="U:1", scholar_clusters=["8"])),
+            Publication(title="Other", ids=PublicationIds(scholar="U:3")),  # another row id: another paper
+            Publication(title="Other", year=2020)]  # no id: the first row of that title
+    kept = distinct(rows, result)
+    assert [(p.ids.scholar, p.citations, p.year) for p in kept] == [("U:1", 3, None), ("U:2", None, 2020),
+                                                                    ("U:3", None, None)]
+    assert kept[0].ids.scholar_clusters == ["7", "8"]
+    assert [w.code for w in result.warnings] == ["listings_disagree"]
+    assert "citations: kept 3, not 4" in result.warnings[0].message
+
+
+def test_sign_in_and_captcha_pages_are_scholars_own_refusals() -> None:
+    """The generic page module knows only the 403 page; Scholar's module refuses its own pages."""
+    from pubharvest.parsers import scholar
+    from pubharvest.parsers.page import Document, refuse_forbidden
+
+    signin = Document.from_input(b'<html><head><meta http-equiv="refresh" '
+                                 b'content="0;url=https://accounts.google.com/v3/signin/identifier"></head></html>')
+    captcha = Document.from_input(b'<html><body><div id="gs_captcha_ccl">captcha</div></body></html>')
+    for doc in (signin, captcha):
+        refuse_forbidden(doc)  # nothing generic about them
+    with pytest.raises(parsers.NotFoundOrPrivate):
+        scholar.refuse(signin)
+    with pytest.raises(parsers.Blocked):
+        scholar.refuse(captcha)
+    assert 'id="gs_captcha_ccl"' in scholar.SITE.block_markers
+    with pytest.raises(parsers.Blocked):
+        parsers.parse(b'<html><body><form id="captcha-form">captcha</form></body></html>')
