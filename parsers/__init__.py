@@ -29,8 +29,8 @@ from .records import PageResult, Source, json_schema
 from .site import SiteInfo
 
 __all__ = [
-    "parse", "detect", "Detection", "refuse_block_pages", "PageResult", "json_schema", "SITES", "SiteInfo", "site_info", "site_infos",
-    "site_titles",
+    "parse", "detect", "Detection", "refuse_block_pages", "PageResult", "json_schema", "SITES", "SiteInfo",
+    "site_info", "site_infos", "site_titles",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised", "LayoutChanged",
 ]
 

@@ -74,7 +74,8 @@ _UPDATED = re.compile(r"Updated (?P<day>\d{1,2}) (?P<month>[A-Za-z]+) (?P<year>\
 
 # Shapes that start a block in the one-line form (see FIELDS.md A1-A2).
 _KNOWN_HEADING = re.compile(
-    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, _SECTIONS)) + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
+    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, _SECTIONS))
+    + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
