@@ -24,13 +24,13 @@ from pubharvest.errors import (
     Truncated,
     Unrecognised,
 )
-from .page import Document, refuse_block_pages
+from .page import Document, refuse_forbidden
 from .records import PageResult, Source, json_schema
 from .site import SiteInfo
 
 __all__ = [
-    "parse", "detect", "Detection", "PageResult", "json_schema", "SITES", "SiteInfo", "site_info", "site_infos",
-    "site_titles",
+    "parse", "detect", "Detection", "refuse_block_pages", "PageResult", "json_schema", "SITES", "SiteInfo",
+    "site_info", "site_infos", "site_titles",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised", "LayoutChanged",
 ]
 
@@ -71,6 +71,17 @@ class Detection:
 
 def _site_module(name: str) -> ModuleType:
     return importlib.import_module(f".{name}", __name__)
+
+
+def refuse_block_pages(doc: Document) -> None:
+    """Raise ``Blocked`` or ``NotFoundOrPrivate`` for a page a site sends instead of content: each
+    site's own CAPTCHA or sign-in page (its module's optional ``refuse(doc)``), then the 403 page
+    any site may send. Asked before any site sniffs the page."""
+    for name in SITES:
+        refuse = getattr(_site_module(name), "refuse", None)
+        if refuse is not None:
+            refuse(doc)
+    refuse_forbidden(doc)
 
 
 def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:

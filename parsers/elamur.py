@@ -1,14 +1,14 @@
 """Elamur Research author pages, served as Markdown, read with or without their newlines.
 
-Saved copies often lose every newline (the whole page is one line). ``with_newlines`` first
+Saved copies often lose every newline (the whole page is one line). ``_with_newlines`` first
 puts the newlines back where the page's known shapes are (``## Affiliations``, `` 1. **[``,
-`` - [``, ...), then CommonMark (markdown-it-py) reads the blocks (``markdown_sections``), so
+`` - [``, ...), then CommonMark (markdown-it-py) reads the blocks (``_markdown_sections``), so
 both forms go through the same code and give the same records.
 
 >>> doc = Document.from_input('--- title: "T" canonical: "https://research.elamur.ai/free/en/topics/gpu/" ---')
 >>> sniff(doc)
 'topic'
->>> page_kind("https://research.elamur.ai/free/en/authors/olatunji-ruwase/")
+>>> _page_kind("https://research.elamur.ai/free/en/authors/olatunji-ruwase/")
 'profile'
 """
 
@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
+from .listings import distinct
 from .page import Document
 from .site import SiteInfo
 from .records import (
@@ -38,25 +39,27 @@ from .records import (
 )
 from .text import clean, clean_or_none, find_arxiv_id, iso_date, split_names, title_key, to_int
 
+__all__ = ["SITE", "sniff", "parse", "split_title"]
+
 SITE = SiteInfo(
     name="elamur", title="Elamur Research", base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
     id_pattern=r"[a-z0-9][a-z0-9-]*", id_example="olatunji-ruwase", profile_path="/free/en/authors/{id}/",
     page_kinds=("profile",),
 )
 
-HTML_HOST = "https://research.elamur.ai/"
-MARKDOWN_HOST = "https://md.research.elamur.ai/"
+_HTML_HOST = f"https://{SITE.hosts[0]}/"  # the pages' canonical URLs; the Markdown twins are on ``base_url``
+_MARKDOWN_HOST = SITE.base_url + "/"
 
 # Section headings of an author page. In the one-line form a heading has no end, so only these
 # known strings tell where a heading stops and its text begins.
-SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Papers", "All works",
+_SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Papers", "All works",
             "Co-authors here", "Venues", "Cited by")
 
-AFFILIATION_KINDS = {"🏢": "company", "🎓": "education", "🏥": "healthcare"}
+_AFFILIATION_KINDS = {"🏢": "company", "🎓": "education", "🏥": "healthcare"}
 # Kinds of Elamur pages by the first segment of their path, for sniff() and refusal messages.
-PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
+_PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
               "universities": "university", "paper-stars": "ranking"}
-PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "shelf page",
+_PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "shelf page",
                "company": "company page", "university": "university page",
                "ranking": "Paper Stars ranking page", "author_year": "author's works-of-one-year page",
                "cited_by": "author's cited-by page", "page": "page"}
@@ -64,13 +67,15 @@ PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "she
 _COMMENTS = re.compile(r"\A(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
 _FRONT_MATTER = re.compile(r"\A---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
 _FRONT_KEY = re.compile(r'(?P<key>[a-z_]+):\s+"(?P<value>[^"]*)"')
-_PAGE_URL = re.compile(r"\Ahttps://(?:md\.)?research\.elamur\.ai/(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
-_HTML_LINK = re.compile(r"\[this page in HTML\]\((?P<url>https://research\.elamur\.ai/[^)\s]*)\)")
+_PAGE_URL = re.compile(rf"\A(?:{re.escape(_HTML_HOST)}|{re.escape(_MARKDOWN_HOST)})"
+                       r"(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
+_HTML_LINK = re.compile(rf"\[this page in HTML\]\((?P<url>{re.escape(_HTML_HOST)}[^)\s]*)\)")
 _UPDATED = re.compile(r"Updated (?P<day>\d{1,2}) (?P<month>[A-Za-z]+) (?P<year>\d{4})\s*\Z")
 
 # Shapes that start a block in the one-line form (see FIELDS.md A1-A2).
 _KNOWN_HEADING = re.compile(
-    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, SECTIONS)) + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
+    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, _SECTIONS))
+    + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
@@ -86,11 +91,11 @@ _MARKDOWN = MarkdownIt("commonmark")
 
 def sniff(doc: Document) -> str | None:
     """The kind of Elamur page ``doc`` is (``"profile"`` for an author page), or None if not Elamur's."""
-    url = page_url(front_matter(without_comments(doc.text[:8192])), doc.text[:8192])
-    return page_kind(url) if url else None
+    url = _page_url(_front_matter(_without_comments(doc.text[:8192])), doc.text[:8192])
+    return _page_kind(url) if url else None
 
 
-def page_kind(url: str) -> str:
+def _page_kind(url: str) -> str:
     """``"profile"`` for an author page URL, else the kind of Elamur page it is."""
     match = _PAGE_URL.match(url)
     parts = [p for p in (match.group("path") if match else "").split("/") if p]
@@ -98,15 +103,15 @@ def page_kind(url: str) -> str:
         if len(parts) == 2:
             return "profile"
         return {"year": "author_year", "cited-by": "cited_by"}.get(parts[2] if len(parts) > 2 else "", "page")
-    return PAGE_KINDS.get(parts[0], "page") if parts else "page"
+    return _PAGE_KINDS.get(parts[0], "page") if parts else "page"
 
 
-def without_comments(text: str) -> str:
+def _without_comments(text: str) -> str:
     """The text without leading HTML or Markdown comments (hand-written fixtures start with one)."""
     return _COMMENTS.sub("", text.lstrip("\ufeff"), count=1)
 
 
-def front_matter(text: str) -> dict[str, str]:
+def _front_matter(text: str) -> dict[str, str]:
     """The ``key: "value"`` pairs of the front matter, whether its newlines survived or not."""
     match = _FRONT_MATTER.match(text)
     if not match:
@@ -114,10 +119,10 @@ def front_matter(text: str) -> dict[str, str]:
     return {m.group("key"): m.group("value") for m in _FRONT_KEY.finditer(match.group("body"))}
 
 
-def page_url(meta: dict[str, str], text: str) -> str | None:
+def _page_url(meta: dict[str, str], text: str) -> str | None:
     """The page's HTML URL: the canonical of the front matter, else the "this page in HTML" link."""
     canonical = meta.get("canonical", "")
-    if canonical.startswith(HTML_HOST):
+    if canonical.startswith(_HTML_HOST):
         return canonical
     if "canonical" in meta:
         return None  # another site's page
@@ -125,17 +130,17 @@ def page_url(meta: dict[str, str], text: str) -> str | None:
     return match.group("url") if match else None
 
 
-def markdown_url(url: str | None) -> str | None:
+def _markdown_url(url: str | None) -> str | None:
     """The Markdown twin of an Elamur HTML URL: same path on the ``md.`` host."""
-    return MARKDOWN_HOST + url[len(HTML_HOST):] if url and url.startswith(HTML_HOST) else None
+    return _MARKDOWN_HOST + url[len(_HTML_HOST):] if url and url.startswith(_HTML_HOST) else None
 
 
-def with_newlines(body: str) -> str:
+def _with_newlines(body: str) -> str:
     """The Markdown body with newlines put back before the known headings and list items.
 
     A body whose newlines survived is left as it is (every shape already starts a line).
 
-    >>> with_newlines("Intro. ## Venues Where. - SC 2021 ## Cited by Text")
+    >>> _with_newlines("Intro. ## Venues Where. - SC 2021 ## Cited by Text")
     'Intro.\\n\\n## Venues\\n\\nWhere.\\n- SC 2021\\n\\n## Cited by\\n\\nText'
     """
     text = _TITLE_BY_INTRO.sub(lambda m: f"\n\n# {m['name']}\n\n", body, count=1)
@@ -151,7 +156,7 @@ def with_newlines(body: str) -> str:
 
 
 @dataclass
-class Run:
+class _Run:
     """A stretch of inline text with its markup: bold, italic, and the link it sits in."""
 
     text: str
@@ -162,9 +167,9 @@ class Run:
 
 
 @dataclass
-class Block:
+class _Block:
     kind: str  # "heading", "paragraph" or "item"
-    runs: list[Run]
+    runs: list[_Run]
     level: int = 0
 
     @property
@@ -173,22 +178,22 @@ class Block:
 
 
 @dataclass
-class Section:
+class _Section:
     title: str  # "" for the page head (H1 and what comes before the first H2)
-    blocks: list[Block] = field(default_factory=list)
+    blocks: list[_Block] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return " ".join(block.text for block in self.blocks)
 
     @property
-    def items(self) -> list[Block]:
+    def items(self) -> list[_Block]:
         return [block for block in self.blocks if block.kind == "item"]
 
 
-def markdown_sections(body: str) -> list[Section]:
+def _markdown_sections(body: str) -> list[_Section]:
     """The page cut into sections at its ``##`` headings, each a list of blocks of inline runs."""
-    sections = [Section("")]
+    sections = [_Section("")]
     level = 0
     in_item = 0
     for token in _MARKDOWN.parse(body):
@@ -199,29 +204,29 @@ def markdown_sections(body: str) -> list[Section]:
         elif token.type == "heading_open":
             level = int(token.tag[1:])
         elif token.type == "inline":
-            runs = inline_runs(token)
+            runs = _inline_runs(token)
             if level == 2:
-                sections.append(Section(clean("".join(r.text for r in runs))))
+                sections.append(_Section(clean("".join(r.text for r in runs))))
             elif level:
-                sections[-1].blocks.append(Block("heading", runs, level))
+                sections[-1].blocks.append(_Block("heading", runs, level))
             else:
-                sections[-1].blocks.append(Block("item" if in_item else "paragraph", runs))
+                sections[-1].blocks.append(_Block("item" if in_item else "paragraph", runs))
             level = 0
     return sections
 
 
-def inline_runs(token: Token) -> list[Run]:
+def _inline_runs(token: Token) -> list[_Run]:
     """The inline content of a block as runs of text with their markup."""
-    runs: list[Run] = []
+    runs: list[_Run] = []
     strong = em = 0
     href: str | None = None
     links = -1
     for child in token.children or []:
         kind = child.type
         if kind in ("text", "code_inline"):
-            runs.append(Run(child.content, strong > 0, em > 0, href, links if href is not None else None))
+            runs.append(_Run(child.content, strong > 0, em > 0, href, links if href is not None else None))
         elif kind in ("softbreak", "hardbreak"):
-            runs.append(Run(" ", strong > 0, em > 0, href, links if href is not None else None))
+            runs.append(_Run(" ", strong > 0, em > 0, href, links if href is not None else None))
         elif kind in ("strong_open", "strong_close"):
             strong += 1 if kind.endswith("open") else -1
         elif kind in ("em_open", "em_close"):
@@ -233,13 +238,13 @@ def inline_runs(token: Token) -> list[Run]:
     return runs
 
 
-def joined(runs: list[Run]) -> str:
+def _joined(runs: list[_Run]) -> str:
     return clean("".join(run.text for run in runs))
 
 
-def links_of(runs: list[Run]) -> list[tuple[str, list[Run]]]:
+def _links_of(runs: list[_Run]) -> list[tuple[str, list[_Run]]]:
     """Each link of a run list: its href and the runs of its text, in page order."""
-    found: dict[int, tuple[str, list[Run]]] = {}
+    found: dict[int, tuple[str, list[_Run]]] = {}
     for run in runs:
         if run.link is not None and run.href is not None:
             found.setdefault(run.link, (run.href, []))[1].append(run)
@@ -251,106 +256,106 @@ def links_of(runs: list[Run]) -> list[tuple[str, list[Run]]]:
 
 def parse(doc: Document) -> PageResult:
     """The records of an Elamur author page; raises ``Unrecognised`` for other kinds of Elamur page."""
-    text = without_comments(doc.text)
-    meta = front_matter(text)
-    url = page_url(meta, text)
+    text = _without_comments(doc.text)
+    meta = _front_matter(text)
+    url = _page_url(meta, text)
     if url is None:
         if text.startswith("---") and not meta:
             raise Truncated("the page stops inside its front matter")
         raise Unrecognised("not an Elamur Research page")
-    kind = page_kind(url)
+    kind = _page_kind(url)
     if kind != "profile":
-        raise Unrecognised(f"an Elamur Research {PAGE_LABELS[kind]} ({url}), not an author page; "
+        raise Unrecognised(f"an Elamur Research {_PAGE_LABELS[kind]} ({url}), not an author page; "
                            "pubharvest reads Elamur author pages only")
-    updated = updated_date(text)
+    updated = _updated_date(text)
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
     body = _FRONT_MATTER.sub("", text, count=1)
-    sections = markdown_sections(with_newlines(body))
+    sections = _markdown_sections(_with_newlines(body))
     result = PageResult(site=SITE.name, page="profile", url=url)
-    result.profile = profile(meta, url, sections, result)
+    result.profile = _profile(meta, url, sections, result)
     result.profile.updated = updated
-    result.publications = publications(sections, result.profile.venues, result)
+    result.publications = _publications(sections, result.profile.venues, result)
     return result
 
 
-def updated_date(text: str) -> str | None:
+def _updated_date(text: str) -> str | None:
     """The ISO date of the closing ``Updated 2 November 2026`` line, or None when it is missing."""
     match = _UPDATED.search(text)
     return iso_date(match["year"], match["month"], match["day"]) if match else None
 
 
-def section(sections: list[Section], title: str) -> Section | None:
+def _section(sections: list[_Section], title: str) -> _Section | None:
     return next((s for s in sections if s.title == title), None)
 
 
-def check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
+def _check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
     """Warn when a count the page states differs from the number of items it lists."""
     if stated is not None and stated != found:
         result.warn("count_mismatch", f"the page says {stated} {what} but lists {found}")
 
 
-def known_sections(sections: list[Section], result: PageResult) -> None:
+def _known_sections(sections: list[_Section], result: PageResult) -> None:
     for sec in sections[1:]:
-        if sec.title not in SECTIONS:
+        if sec.title not in _SECTIONS:
             result.warn("unknown_section", f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")
 
 
 # --- the profile --------------------------------------------------------------------------------
 
 
-def profile(meta: dict[str, str], url: str, sections: list[Section], result: PageResult) -> Profile:
+def _profile(meta: dict[str, str], url: str, sections: list[_Section], result: PageResult) -> Profile:
     head = sections[0]
-    known_sections(sections, result)
+    _known_sections(sections, result)
     titles = [b for b in head.blocks if b.kind == "heading" and b.level == 1]
     if not titles:
         raise LayoutChanged("the Elamur author page has no '# <name>' heading")
-    links = [link for block in head.blocks for link in links_of(block.runs)]
+    links = [link for block in head.blocks for link in _links_of(block.runs)]
     slug = url.rstrip("/").rsplit("/", 1)[-1]
     found = Profile(
         name=titles[0].text,
         url=url,
-        markdown_url=markdown_url(url),
-        ids=profile_ids(links, slug, result),
-        affiliation=headline_affiliation(meta.get("title", "")),
-        metrics=metrics(links, sections, result),
-        links=profile_links(head, sections),
-        snapshot_date=snapshot_date(head.text),
+        markdown_url=_markdown_url(url),
+        ids=_profile_ids(links, slug, result),
+        affiliation=_headline_affiliation(meta.get("title", "")),
+        metrics=_metrics(links, sections, result),
+        links=_profile_links(head, sections),
+        snapshot_date=_snapshot_date(head.text),
     )
-    affiliations_sec = section(sections, "Affiliations")
+    affiliations_sec = _section(sections, "Affiliations")
     if affiliations_sec:
-        found.affiliations = affiliations(affiliations_sec, result)
-        stated = snapshot_date(affiliations_sec.text)
+        found.affiliations = _affiliations(affiliations_sec, result)
+        stated = _snapshot_date(affiliations_sec.text)
         if stated and found.snapshot_date and stated != found.snapshot_date:
             result.warn("dates_differ", f"affiliations are from OpenAlex {stated}, metrics from {found.snapshot_date}")
-    fields_sec = section(sections, "Fields, topics and concepts")
+    fields_sec = _section(sections, "Fields, topics and concepts")
     if fields_sec:
-        found.topics = topics(fields_sec, result)
-    years_sec = section(sections, "Works by year")
+        found.topics = _topics(fields_sec, result)
+    years_sec = _section(sections, "Works by year")
     if years_sec:
-        found.works_by_year = works_by_year(years_sec)
-    coauthors_sec = section(sections, "Co-authors here")
+        found.works_by_year = _works_by_year(years_sec)
+    coauthors_sec = _section(sections, "Co-authors here")
     if coauthors_sec:
-        found.coauthors = coauthors(coauthors_sec, result)
-    venues_sec = section(sections, "Venues")
+        found.coauthors = _coauthors(coauthors_sec, result)
+    venues_sec = _section(sections, "Venues")
     if venues_sec:
         found.venues = [block.text for block in venues_sec.items if block.text]
     return found
 
 
-def headline_affiliation(title: str) -> str | None:
+def _headline_affiliation(title: str) -> str | None:
     """``Olatunji Ruwase · Bellevue College — author profile and papers`` -> ``Bellevue College``."""
     match = re.match(r"(?P<name>.+?) · (?P<affiliation>.+?) — author profile and papers\Z", clean(title))
     return match["affiliation"] if match else None
 
 
-def snapshot_date(text: str) -> str | None:
+def _snapshot_date(text: str) -> str | None:
     match = re.search(r"OpenAlex, (\d{4}-\d{2}-\d{2})", text)
     return match.group(1) if match else None
 
 
-def profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResult) -> Ids:
+def _profile_ids(links: list[tuple[str, list[_Run]]], slug: str, result: PageResult) -> Ids:
     ids = Ids(elamur=slug)
     openalex: set[str] = set()
     for href, _ in links:
@@ -371,10 +376,10 @@ def profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResul
     return ids
 
 
-def metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result: PageResult) -> Metrics:
+def _metrics(links: list[tuple[str, list[_Run]]], sections: list[_Section], result: PageResult) -> Metrics:
     found = Metrics()
     for href, link_runs in links:
-        label = joined(link_runs)
+        label = _joined(link_runs)
         if m := re.fullmatch(r"h-index ([\d,]+)", label):
             found.h_index = to_int(m.group(1))
         elif href.startswith("https://openalex.org/works") and (m := re.fullmatch(r"([\d,]+) works?", label)):
@@ -387,14 +392,14 @@ def metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result:
             found.library_citations = to_int(m.group(1))
         elif m := re.search(r"Paper Stars ranking: #([\d,]+)", label):
             found.rank = to_int(m.group(1))
-    all_works = section(sections, "All works")
+    all_works = _section(sections, "All works")
     if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.text)):
         found.library_works_all = to_int(m.group(1))
     without_page = next((to_int(m.group(1)) for _, runs in links
-                         if (m := re.search(r"([\d,]+) more in our library without a page", joined(runs)))), 0)
+                         if (m := re.search(r"([\d,]+) more in our library without a page", _joined(runs)))), 0)
     if found.library_works is not None and found.library_works_all is not None:
-        check_count(result, "works in the library", found.library_works_all, found.library_works + without_page)
-    cited_by = section(sections, "Cited by")
+        _check_count(result, "works in the library", found.library_works_all, found.library_works + (without_page or 0))
+    cited_by = _section(sections, "Cited by")
     if cited_by:
         text = cited_by.text
         if m := re.search(r"cite their works ([\d,]+) times?", text):
@@ -410,21 +415,21 @@ def metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result:
     return found
 
 
-def profile_links(head: Section, sections: list[Section]) -> list[Link]:
+def _profile_links(head: _Section, sections: list[_Section]) -> list[Link]:
     """In page order: the cited-by page, the Paper Stars rank, and searches by name elsewhere."""
     found: list[Link] = []
-    cited_by = section(sections, "Cited by")
+    cited_by = _section(sections, "Cited by")
     for block in head.blocks + (cited_by.blocks if cited_by else []):
         # The links that follow "Elsewhere:" in its block are name searches, never identifiers.
         elsewhere = next((i for i, run in enumerate(block.runs) if run.href is None and "Elsewhere:" in run.text),
                          len(block.runs))
-        for href, runs in links_of(block.runs):
+        for href, runs in _links_of(block.runs):
             if "/cited-by/" in href:
                 link = Link(kind="cited_by", url=href)
-            elif "Paper Stars ranking" in joined(runs):
+            elif "Paper Stars ranking" in _joined(runs):
                 link = Link(kind="ranking", url=href)
             elif any(run is runs[0] for run in block.runs[elsewhere:]):
-                link = Link(kind="search", url=href, label=joined(runs))
+                link = Link(kind="search", url=href, label=_joined(runs))
             else:
                 continue
             if all(link.url != seen.url for seen in found):
@@ -432,24 +437,24 @@ def profile_links(head: Section, sections: list[Section]) -> list[Link]:
     return found
 
 
-def affiliations(sec: Section, result: PageResult) -> list[Affiliation]:
+def _affiliations(sec: _Section, result: PageResult) -> list[Affiliation]:
     found = []
     for block in sec.blocks:
-        for href, runs in links_of(block.runs):
+        for href, runs in _links_of(block.runs):
             if any(run.strong for run in runs):
-                found.append(affiliation(href, runs, result))
+                found.append(_affiliation(href, runs, result))
     return found
 
 
-def affiliation(href: str, runs: list[Run], result: PageResult) -> Affiliation:
+def _affiliation(href: str, runs: list[_Run], result: PageResult) -> Affiliation:
     """``[🏢**Snowflake Inc.** Bozeman · United States 2025–2026 · 4 papers*current*](url)``."""
     first_strong = next(i for i, run in enumerate(runs) if run.strong)
-    marker = joined(runs[:first_strong])
-    name = joined([run for run in runs if run.strong])
-    rest = joined([run for run in runs[first_strong:] if not run.strong and not run.em])
-    found = Affiliation(name=name, kind=AFFILIATION_KINDS.get(marker), url=href,
+    marker = _joined(runs[:first_strong])
+    name = _joined([run for run in runs if run.strong])
+    rest = _joined([run for run in runs[first_strong:] if not run.strong and not run.em])
+    found = Affiliation(name=name, kind=_AFFILIATION_KINDS.get(marker), url=href,
                         current=any(run.em and clean(run.text) == "current" for run in runs))
-    if marker and marker not in AFFILIATION_KINDS:
+    if marker and marker not in _AFFILIATION_KINDS:
         result.warn("unknown_marker", f"affiliation {name!r} has the unknown kind marker {marker!r}")
     match = re.fullmatch(
         r"(?:(?:(?P<city>[^·]+?) · )?(?P<country>[^·]+?) )?(?P<start>\d{4})(?:–(?P<end>\d{4}))?"
@@ -464,12 +469,12 @@ def affiliation(href: str, runs: list[Run], result: PageResult) -> Affiliation:
     return found
 
 
-def topics(sec: Section, result: PageResult) -> list[Topic]:
+def _topics(sec: _Section, result: PageResult) -> list[Topic]:
     """Shelves (OpenAlex fields and subfields, told apart only by the URL path) and Elamur topics."""
     found = []
     for block in sec.blocks:
-        for href, runs in links_of(block.runs):
-            match = re.fullmatch(r"(?P<name>.+?) · (?P<n>[\d,]+) works?", joined(runs))
+        for href, runs in _links_of(block.runs):
+            match = re.fullmatch(r"(?P<name>.+?) · (?P<n>[\d,]+) works?", _joined(runs))
             path = re.search(r"/(shelves|topics)/(.+?)/?\Z", href)
             if not match or not path:
                 continue
@@ -480,76 +485,69 @@ def topics(sec: Section, result: PageResult) -> list[Topic]:
             found.append(Topic(name=match["name"], kind=kind, count=to_int(match["n"]), url=href))
     text = sec.text
     if m := re.search(r"Shelves ([\d,]+)", text):
-        check_count(result, "shelves", to_int(m.group(1)), sum(t.kind != "topic" for t in found))
+        _check_count(result, "shelves", to_int(m.group(1)), sum(t.kind != "topic" for t in found))
     if m := re.search(r"Topics ([\d,]+)", text):
-        check_count(result, "topics", to_int(m.group(1)), sum(t.kind == "topic" for t in found))
+        _check_count(result, "topics", to_int(m.group(1)), sum(t.kind == "topic" for t in found))
     return found
 
 
-def works_by_year(sec: Section) -> list[YearWorks]:
+def _works_by_year(sec: _Section) -> list[YearWorks]:
     """``[**2021** 2 papers](…/year/2021/)`` under ``### 2020s`` headings."""
     found = []
     for block in sec.blocks:
-        for href, runs in links_of(block.runs):
+        for href, runs in _links_of(block.runs):
             year = re.search(r"/year/(\d{4})/?\Z", href)
-            count = re.search(r"([\d,]+) papers?", joined(runs))
+            count = re.search(r"([\d,]+) papers?", _joined(runs))
             if year and count:
                 found.append(YearWorks(year=int(year.group(1)), works=to_int(count.group(1)) or 0))
     return found
 
 
-def coauthors(sec: Section, result: PageResult) -> list[Coauthor]:
+def _coauthors(sec: _Section, result: PageResult) -> list[Coauthor]:
     """``- [Samyam Rajbhandari](…/authors/samyam-rajbhandari/) ×2``; no ``×N`` means one paper."""
     found = []
     for block in sec.items:
-        links = links_of(block.runs)
+        links = _links_of(block.runs)
         if not links:
             continue
         href, runs = links[0]
         slug = re.search(r"/authors/([^/]+)/?\Z", href)
-        times = re.search(r"×\s*([\d,]+)", joined([run for run in block.runs if run.href is None]))
-        found.append(Coauthor(name=joined(runs), ids=Ids(elamur=slug.group(1) if slug else None),
+        times = re.search(r"×\s*([\d,]+)", _joined([run for run in block.runs if run.href is None]))
+        found.append(Coauthor(name=_joined(runs), ids=Ids(elamur=slug.group(1) if slug else None),
                               papers=to_int(times.group(1)) if times else 1, url=href))
     if m := re.match(r"([\d,]+) co-authors? with a page", sec.text):
-        check_count(result, "co-authors", to_int(m.group(1)), len(found))
+        _check_count(result, "co-authors", to_int(m.group(1)), len(found))
     return found
 
 
 # --- the publications ---------------------------------------------------------------------------
 
 
-def publications(sections: list[Section], venues: list[str], result: PageResult) -> list[Publication]:
+def _publications(sections: list[_Section], venues: list[str], result: PageResult) -> list[Publication]:
     """The "Papers" and "All works" lists merged: one record per paper, in order of first mention."""
-    papers_sec = section(sections, "Papers")
-    papers = [paper_item(block) for block in papers_sec.items if linked(block, result)] if papers_sec else []
+    papers_sec = _section(sections, "Papers")
+    papers = [_paper_item(block) for block in papers_sec.items if _linked(block, result)] if papers_sec else []
     titles = {p.ids.elamur: p.title for p in papers if p.ids.elamur}
-    all_sec = section(sections, "All works")
-    works = [work_item(block, titles, venues, result) for block in all_sec.items if linked(block, result)] \
+    all_sec = _section(sections, "All works")
+    works = [_work_item(block, titles, venues, result) for block in all_sec.items if _linked(block, result)] \
         if all_sec else []
     if all_sec:
         if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.text):
-            check_count(result, "works in 'All works'", to_int(m.group(1)), len(works))
+            _check_count(result, "works in 'All works'", to_int(m.group(1)), len(works))
         if m := re.search(r"; ([\d,]+) with a page here", all_sec.text):
-            check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
-    merged: dict[str, Publication] = {}
-    for pub in papers + works:
-        key = pub.ids.elamur or title_key(pub.title)
-        if key in merged:
-            merge_into(merged[key], pub, result)
-        else:
-            merged[key] = pub
-    return list(merged.values())
+            _check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
+    return distinct(papers + works, result)
 
 
-def linked(block: Block, result: PageResult) -> bool:
+def _linked(block: _Block, result: PageResult) -> bool:
     """Whether a list item has the link every paper item has; warns about one that does not."""
-    if links_of(block.runs):
+    if _links_of(block.runs):
         return True
     result.warn("item_unparsed", f"a list item without a link was skipped: {block.text[:80]!r}")
     return False
 
 
-def first_em(runs: list[Run]) -> tuple[int, int] | None:
+def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
     """Start and end of the first italic stretch of ``runs``."""
     start = next((i for i, run in enumerate(runs) if run.em), None)
     if start is None:
@@ -558,45 +556,45 @@ def first_em(runs: list[Run]) -> tuple[int, int] | None:
     return start, end
 
 
-def year_and_citations(text: str) -> tuple[int | None, int | None]:
+def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
     year = re.search(r"(?<!\d)(\d{4})(?!\d)(?! citation)", text)
     cites = re.search(r"([\d,]+) citations?", text)
     return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
 
 
-def paper_slug(href: str | None) -> str | None:
+def _paper_slug(href: str | None) -> str | None:
     match = re.search(r"/papers/([^/]+)/?\Z", href or "")
     return match.group(1) if match else None
 
 
-def paper_item(block: Block) -> Publication:
+def _paper_item(block: _Block) -> Publication:
     """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``"""
-    href, title_runs = links_of(block.runs)[0]
+    href, title_runs = _links_of(block.runs)[0]
     year = cites = summary = None
-    if span := first_em(block.runs):
-        year, cites = year_and_citations(joined(block.runs[span[0]:span[1]]))
-        summary = clean_or_none(joined(block.runs[span[1]:]))
-    return Publication(title=joined(title_runs), year=year, citations=cites, url=href, summary=summary,
-                       ids=PublicationIds(elamur=paper_slug(href)))
+    if span := _first_em(block.runs):
+        year, cites = _year_and_citations(_joined(block.runs[span[0]:span[1]]))
+        summary = clean_or_none(_joined(block.runs[span[1]:]))
+    return Publication(title=_joined(title_runs), year=year, citations=cites, url=href, summary=summary,
+                       ids=PublicationIds(elamur=_paper_slug(href)))
 
 
-def work_item(block: Block, titles: dict[str, str | None], venues: list[str], result: PageResult) -> Publication:
+def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str], result: PageResult) -> Publication:
     """An "All works" item: a paper with a page, or (``↗``) an original link for one without a page."""
     runs = block.runs
-    href, _ = links_of(runs)[0]
-    year, cites = year_and_citations(joined([r for r in runs if r.em]))
-    names, truncated = split_names(joined([r for r in runs if not r.strong and not r.em]))
+    href, _ = _links_of(runs)[0]
+    year, cites = _year_and_citations(_joined([r for r in runs if r.em]))
+    names, truncated = split_names(_joined([r for r in runs if not r.strong and not r.em]))
     pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
-    slug = paper_slug(href)
+    slug = _paper_slug(href)
     if slug:
         pub.ids.elamur = slug
-        pub.title, pub.venue, pub.ids.arxiv = split_title(joined([r for r in runs if r.strong]),
+        pub.title, pub.venue, pub.ids.arxiv = split_title(_joined([r for r in runs if r.strong]),
                                                           titles.get(slug), venues, result)
         return pub
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
-    pub.title = re.sub(r"\s*↗\Z", "", joined([r for r in runs if r.strong and r.href]))
-    for part in joined([r for r in runs if r.strong and not r.href]).split(" · "):
+    pub.title = re.sub(r"\s*↗\Z", "", _joined([r for r in runs if r.strong and r.href]))
+    for part in _joined([r for r in runs if r.strong and not r.href]).split(" · "):
         part = clean(part)
         if part.startswith("arXiv:"):
             pub.ids.arxiv = find_arxiv_id(part)
@@ -606,7 +604,7 @@ def work_item(block: Block, titles: dict[str, str | None], venues: list[str], re
 
 
 def split_title(bold: str, known_title: str | None, venues: list[str],
-                result: PageResult) -> tuple[str, str | None, str | None]:
+                result: PageResult | None) -> tuple[str, str | None, str | None]:
     """Title, venue and arXiv id of a bold span where they run together (FIELDS.md A6).
 
     >>> split_title("ZeRO-Infinity: Breaking the Wall SC 2021", None, ["SC 2021"], None)
@@ -623,17 +621,3 @@ def split_title(bold: str, known_title: str | None, venues: list[str],
     if arxiv is None and result is not None:
         result.warn("title_may_hold_venue", f"no known title or venue to split from {bold!r}")
     return bold, None, arxiv
-
-
-def merge_into(pub: Publication, other: Publication, result: PageResult) -> None:
-    """Fill ``pub``'s empty fields from the same paper listed again; warn where the two disagree."""
-    for name in ("title", "year", "citations", "venue", "summary", "url"):
-        mine, theirs = getattr(pub, name), getattr(other, name)
-        if mine is None:
-            setattr(pub, name, theirs)
-        elif theirs is not None and theirs != mine:
-            result.warn("lists_disagree", f"{pub.title!r}: {name} is {mine!r} in one list, {theirs!r} in another")
-    if not pub.authors:
-        pub.authors, pub.authors_truncated = other.authors, other.authors_truncated
-    if pub.ids.arxiv is None:
-        pub.ids.arxiv = other.ids.arxiv

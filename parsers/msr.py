@@ -21,16 +21,17 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urljoin
 
 from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
+from .listings import distinct
 from .page import Document
 from .site import SiteInfo
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .text import (
     MONTHS,
+    absolute_url,
     clean,
     clean_or_none,
     find_arxiv_id,
@@ -43,14 +44,15 @@ from .text import (
     title_key,
 )
 
+__all__ = ["SITE", "sniff", "parse"]
+
 SITE = SiteInfo(
     name="msr", title="Microsoft Research", base_url="https://www.microsoft.com", hosts=("microsoft.com",),
     id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample", profile_path="/en-us/research/people/{id}/publications/",
     page_kinds=("publication_list", "publication"),
 )
 
-_SITE_ROOT = "https://www.microsoft.com/"
-_MSR_URL = re.compile(r"https?://(?:www\.)?microsoft\.com/(?:[a-z]{2}-[a-z]{2}/)?research/", re.I)
+_MSR_URL = re.compile(rf"https?://(?:www\.)?{re.escape(SITE.hosts[0])}/(?:[a-z]{{2}}-[a-z]{{2}}/)?research/", re.I)
 _PEOPLE = re.compile(r"(.*?/research/people/([^/?#]+))", re.I)
 _PUBLICATION = re.compile(r"/research/publication/([^/?#]+)", re.I)
 _CANONICAL = re.compile(r"""<link\b(?=[^>]*\brel=["']?canonical\b)[^>]*\bhref=["']?([^"'\s>]+)""")
@@ -115,11 +117,10 @@ def _html_kind(doc: Document) -> str | None:
 
 # --- shared pieces ----------------------------------------------------------------------------
 
-def _text(node: Selector | SelectorList) -> str:
+def _text(node: Selector | SelectorList[Selector]) -> str:
     """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
-    if isinstance(node, SelectorList):
-        node = node[0] if node else None
-    return clean("".join(node.root.itertext())) if node is not None else ""
+    first = node if isinstance(node, Selector) else node[0] if node else None
+    return clean("".join(first.root.itertext())) if first is not None else ""
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -165,63 +166,18 @@ def _csl_type(label: str) -> str | None:
 
 
 def _filed_under(facet: str, label: str | int) -> Facets:
-    return Facets(**{facet: [label]})
+    """The facets of a listing in one group: ``facet`` (a field of ``Facets``) holds ``label``."""
+    facets = Facets()
+    getattr(facets, facet).append(label)
+    return facets
 
 
 def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
-    """Each paper once, in order of first listing: the same publication link, or with no link on
-    one side, the same normalised title. Later listings add facets and fill gaps."""
-    kept: list[Publication] = []
-    by_link: dict[str, Publication] = {}
-    by_title: dict[str, Publication] = {}
-    for pub in listings:
-        first = by_link.get(pub.ids.msr or "")
-        if first is None:
-            same_title = by_title.get(title_key(pub.title))
-            if same_title is not None and not (pub.ids.msr and same_title.ids.msr):
-                first = same_title
-        if first is None:
-            kept.append(pub)
-            first = pub
-        else:
-            _absorb(first, pub, result)
-        if first.ids.msr:
-            by_link[first.ids.msr] = first
-        by_title.setdefault(title_key(first.title), first)
+    """Each paper once (``listings.distinct``), each checked against the year group it sat in."""
+    kept = distinct(listings, result)
     for pub in kept:
         _check_year_facet(pub, result)
     return kept
-
-
-def _keep_fuller(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
-    """The fuller of two listings' values (the longer text or list; the first on a tie), with a
-    warning when both say something and they differ."""
-    if not theirs or mine == theirs:
-        return mine
-    if not mine:
-        return theirs
-    kept, dropped = (theirs, mine) if len(theirs) > len(mine) else (mine, theirs)
-    message = f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
-    if all(warning.message != message for warning in result.warnings):  # a third listing repeats one of the two
-        result.warn("listings_disagree", message)
-    return kept
-
-
-def _absorb(first: Publication, other: Publication, result: PageResult) -> None:
-    """Merge ``other`` (a later listing of the same paper) into ``first``, warning on conflicts."""
-    for name in ("title", "authors", "venue", "date", "publisher", "url"):
-        setattr(first, name, _keep_fuller(first.title, name, getattr(first, name), getattr(other, name), result))
-    for name in ("msr", "isbn", "report_number"):
-        setattr(first.ids, name, _keep_fuller(first.title, name, getattr(first.ids, name), getattr(other.ids, name),
-                                              result))
-    if first.type and other.type and first.type != other.type:
-        result.warn("listings_disagree", f"{first.title!r} is listed under two types: kept "
-                                         f"{first.type!r}, not {other.type!r}")
-    first.type = first.type or other.type
-    for facet in _FACETS:
-        values = getattr(first.facets, facet)
-        values.extend(v for v in getattr(other.facets, facet) if v not in values)
-    first.links.extend(link for link in other.links if link not in first.links)
 
 
 def _check_year_facet(pub: Publication, result: PageResult) -> None:
@@ -238,9 +194,8 @@ def _page_url(sel: Selector, doc: Document) -> str | None:
 
 
 def _absolute(href: str | None, base: str | None) -> str | None:
-    if not href or href.startswith(("https://", "http://")):
-        return href or None
-    return urljoin(base if base and _MSR_URL.match(base) else _SITE_ROOT, href.strip())
+    """``href`` against the page's own URL when it is an MSR one, else against the site's root."""
+    return absolute_url(href, base if base and _MSR_URL.match(base) else SITE.base_url + "/")
 
 
 def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
@@ -378,7 +333,7 @@ def _meta_all(sel: Selector, name: str) -> list[str]:
     return [value for value in map(clean, sel.xpath(f'//meta[@name="{name}"]/@content').getall()) if value]
 
 
-def _citation_authors(main: Selector) -> list[Author]:
+def _citation_authors(main: SelectorList[Selector]) -> list[Author]:
     authors = []
     for person in main.css('.publication-citation li[itemtype$="schema.org/Person"]'):
         name = _text(person.css('[itemprop="name"]'))
@@ -389,7 +344,7 @@ def _citation_authors(main: Selector) -> list[Author]:
     return authors
 
 
-def _publication_links(main: Selector, base: str | None) -> list[Link]:
+def _publication_links(main: SelectorList[Selector], base: str | None) -> list[Link]:
     """The paper's own links: the external "Publication" link(s), the PDF button, the BibTeX link."""
     found = [("external", a) for a in main.css(".publication-citation p a[href]")]
     found += [("pdf" if ".pdf" in a.attrib["href"].lower() or a.attrib.get("data-bi-cn") == "PDF" else "external", a)
@@ -478,7 +433,7 @@ def _file_group(items: list[Publication], facet: str, number: int) -> list[Publi
     area or type group whose name the text lost."""
     label: int | str = f"#{number}"
     if facet == "years":
-        years = Counter(find_year(pub.date) for pub in items if find_year(pub.date))
+        years = Counter(year for pub in items if (year := find_year(pub.date)))
         if not years:
             return items
         label = years.most_common(1)[0][0]
@@ -516,7 +471,7 @@ def _json(text: str) -> Any:
 def _post(post: Any) -> Publication | None:
     data = post.get("data") if isinstance(post, dict) else None
     title = _html_text(data.get("post_title")) if isinstance(data, dict) else None
-    if title is None:
+    if title is None or not isinstance(data, dict):
         return None
     pub = Publication(title=title, url=clean_or_none(data.get("permalink")))
     slug = _PUBLICATION.search(pub.url or "")

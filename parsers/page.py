@@ -1,4 +1,4 @@
-"""Turning input bytes into a ``Document``: decoding, and classifying pages no site parser should see.
+"""Turning input bytes into a ``Document``: decoding, and refusing the 403 page any site may send.
 
 >>> doc = Document.from_input(b"<html><body>hi</body></html>")
 >>> doc.encoding, doc.is_html
@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from pubharvest.errors import Binary, Blocked, Empty, NotFoundOrPrivate, Truncated
+from pubharvest.errors import Binary, Blocked, Empty, Truncated
 
 if TYPE_CHECKING:
     from parsel import Selector
+
+__all__ = ["Document", "html_selector", "gunzip", "decode", "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
@@ -152,40 +154,17 @@ def _control_share(text: str) -> float:
     return len(_CONTROL.findall(sample)) / max(len(sample), 1)
 
 
-def refuse_block_pages(doc: Document) -> None:
-    """Raise ``Blocked`` or ``NotFoundOrPrivate`` for pages a site sends instead of content.
+def refuse_forbidden(doc: Document) -> None:
+    """Raise ``Blocked`` for a "403 Forbidden" page, whatever site sent it (a site's own CAPTCHA and
+    sign-in pages are its module's ``refuse``; the registry asks both before any site parser runs).
 
-    These are checked before any site parser runs, so that a CAPTCHA is never parsed as
-    "a profile with no publications".
+    >>> refuse_forbidden(Document.from_input(b"<html><title>Error 403 (Forbidden)!!1</title></html>"))
+    Traceback (most recent call last):
+    ...
+    pubharvest.errors.Blocked: the site answered 403 Forbidden: this client is refused; wait before retrying
     """
     if not doc.is_html:
         return
     head = doc.head
-    if _is_google_signin(head):
-        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
-                                "or is not public")
-    if _is_captcha(doc, head):
-        raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
-                      "wait before retrying, and slow down")
     if "<title>error 403 (forbidden)" in head or "your client does not have permission" in head:
         raise Blocked("the site answered 403 Forbidden: this client is refused; wait before retrying")
-
-
-_CAPTCHA_MARKUP = ('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
-                   "rc-doscaptcha-body")
-
-
-def _is_captcha(doc: Document, head: str) -> bool:
-    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
-    # is searched; a profile's header rules it out first, in one fast scan.
-    if doc.contains('id="gsc_prf_in"'):
-        return False
-    if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
-        return True
-    return (doc.contains("captcha") and any(doc.contains(m) for m in _CAPTCHA_MARKUP)) or doc.contains("/sorry/index")
-
-
-def _is_google_signin(head: str) -> bool:
-    return ("accounts.google.com/v3/signin" in head or "accounts.google.com/servicelogin" in head) and (
-        "gsc_prf_in" not in head
-    )

@@ -6,15 +6,29 @@ renamed. Absent values are ``None`` or ``[]``, never an invented default.
 >>> r = PageResult(site="scholar", page="profile")
 >>> to_builtins(r)["publications"]
 []
+
+``site`` is any site of the registry (``pubharvest.parsers.SITES``), checked when a record is made
+or decoded; ``json_schema()`` names them as an ``enum``:
+
+>>> PageResult(site="nowhere", page="profile")
+Traceback (most recent call last):
+...
+ValueError: 'nowhere' is not a site pubharvest knows (scholar, msr, elamur)
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal
 
 import msgspec
 
-Site = Literal["scholar", "msr", "elamur"]
+__all__ = [
+    "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
+    "Profile", "PublicationIds", "Facets", "Author", "Publication", "PageWarning", "Source", "PageResult", "PageKind",
+    "registered_sites", "own_id", "set_own_id", "to_builtins", "to_json", "from_json", "json_schema",
+]
+
 PageKind = Literal["profile", "publication_list", "publication", "rows"]
 
 
@@ -32,6 +46,7 @@ class Ids(_Record):
     wikidata: str | None = None
     msr: str | None = None
     elamur: str | None = None
+    other: dict[str, str] = {}  # ids on registered sites that have no field of their own, by site name
 
 
 class Affiliation(_Record):
@@ -139,6 +154,7 @@ class PublicationIds(_Record):
     patent_number: str | None = None
     msr: str | None = None
     elamur: str | None = None
+    other: dict[str, str] = {}  # ids on registered sites that have no field of their own, by site name
 
 
 class Facets(_Record):
@@ -190,7 +206,7 @@ class Source(_Record):
 
 
 class PageResult(_Record):
-    site: Site
+    site: str  # a name in the registry (``registered_sites()``)
     page: PageKind
     url: str | None = None
     profile: Profile | None = None
@@ -201,6 +217,56 @@ class PageResult(_Record):
     def warn(self, code: str, message: str) -> None:
         """Record something odd that was still parsed."""
         self.warnings.append(PageWarning(code=code, message=message))
+
+    def __post_init__(self) -> None:  # msgspec runs it on decoding too, and reports the error as invalid data
+        sites = registered_sites()
+        if self.site not in sites:
+            raise ValueError(f"{self.site!r} is not a site pubharvest knows ({', '.join(sites)})")
+
+
+def registered_sites() -> tuple[str, ...]:
+    """The names of the sites in the registry (``pubharvest.parsers.SITES``), read on every call so
+    that a site added there is known at once.
+
+    The registry is this module's own package, always imported before this module; it is looked up
+    rather than imported because the registry imports this module.
+    """
+    sites: tuple[str, ...] = tuple(getattr(sys.modules[__name__.rpartition(".")[0]], "SITES"))
+    return sites
+
+
+def own_id(ids: Ids | PublicationIds, site: str) -> str | None:
+    """The id ``ids`` hold on ``site``: the field named like the site, else ``other[site]``.
+
+    >>> own_id(PublicationIds(msr="zero-offload"), "msr"), own_id(Ids(other={"toy": "ada"}), "toy")
+    ('zero-offload', 'ada')
+    >>> own_id(Ids(), "toy") is None, own_id(PublicationIds(scholar_clusters=["1"]), "scholar_clusters") is None
+    (True, True)
+    """
+    if _has_field_for(ids, site):
+        value: str | None = getattr(ids, site)
+        return value
+    return ids.other.get(site)
+
+
+def _has_field_for(ids: Ids | PublicationIds, site: str) -> bool:
+    """Whether ``ids`` has a field of its own for ids on ``site`` (one holding a single id, not a list)."""
+    return site in type(ids).__struct_fields__ and isinstance(getattr(ids, site), (str, type(None)))
+
+
+def set_own_id(ids: Ids | PublicationIds, site: str, value: str | None) -> None:
+    """Store ``value`` as the id on ``site``: in the field named like the site, else in ``other``.
+
+    >>> ids = Ids()
+    >>> set_own_id(ids, "elamur", "ada"); set_own_id(ids, "toy", "ada-1"); (ids.elamur, ids.other)
+    ('ada', {'toy': 'ada-1'})
+    """
+    if _has_field_for(ids, site):
+        setattr(ids, site, value)
+    elif value is None:
+        ids.other.pop(site, None)
+    else:
+        ids.other[site] = value
 
 
 def to_builtins(record: msgspec.Struct) -> Any:
@@ -219,5 +285,11 @@ def from_json(data: bytes | str) -> PageResult:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of ``PageResult`` and every record inside it."""
-    return msgspec.json.schema(PageResult)
+    """The JSON Schema of ``PageResult`` and every record inside it; ``site`` names the registered sites.
+
+    >>> json_schema()["$defs"]["PageResult"]["properties"]["site"]
+    {'enum': ['elamur', 'msr', 'scholar']}
+    """
+    schema = msgspec.json.schema(PageResult)
+    schema["$defs"]["PageResult"]["properties"]["site"] = {"enum": sorted(registered_sites())}
+    return schema

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import TypedDict
+from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 from lxml.etree import _Element as Element
 
-from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
+from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Truncated, Unrecognised
 from .page import Document, html_selector
 from .site import SiteInfo
 from .records import (
@@ -37,22 +38,68 @@ from .records import (
     PublicAccess,
     YearCitations,
 )
-from .text import clean, clean_or_none, find_arxiv_id, find_year, leading_int, split_names, to_int
+from .text import (
+    absolute_url,
+    clean,
+    clean_or_none,
+    clean_title,
+    find_arxiv_id,
+    find_year,
+    is_initials,
+    leading_int,
+    split_names,
+    to_int,
+)
+
+__all__ = ["SITE", "refuse", "sniff", "parse", "split_title_authors_venue"]
 
 SITE = SiteInfo(
     name="scholar", title="Google Scholar", base_url="https://scholar.google.com", hosts=("scholar.google.",),
     id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ", profile_path="/citations?user={id}&hl=en&pagesize=100",
     page_kinds=("profile", "rows", "publication_list"),
+    block_markers=('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
+                   "rc-doscaptcha-body"),
 )
-BASE_URL = SITE.base_url
 
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")
 _Z_INDEX = re.compile(r"z-index\s*:\s*(\d+)")
 _OFFSET = re.compile(r"(?:right|left)\s*:\s*(\d+)px")
-_LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
 _PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?(?P<number>[\w/,.-]*\d[\w/,.-]*)?")
 _HEADER_MARKERS = ('id="gsc_prf_in"', "id='gsc_prf_in'", "id=gsc_prf_in>", "id=gsc_prf_in ")
 _ROW_FRAGMENT = re.compile(r'^\s*<tr class="?gsc_a_tr', re.I)
+
+
+def refuse(doc: Document) -> None:
+    """Raise ``NotFoundOrPrivate`` for Google's sign-in page (a profile that does not exist or is
+    not public) and ``Blocked`` for a CAPTCHA / "unusual traffic" page. The registry asks this of
+    every page before any site sniffs it, so that a CAPTCHA is never parsed as "a profile with no
+    publications"."""
+    if not doc.is_html:
+        return
+    head = doc.head
+    if _is_google_signin(head):
+        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
+                                "or is not public")
+    if _is_captcha(doc, head):
+        raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
+                      "wait before retrying, and slow down")
+
+
+def _is_captcha(doc: Document, head: str) -> bool:
+    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
+    # is searched; a profile's header rules it out first, in one fast scan.
+    if doc.contains('id="gsc_prf_in"'):
+        return False
+    if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
+        return True
+    return (doc.contains("captcha") and any(doc.contains(m) for m in SITE.block_markers)) or doc.contains(
+        "/sorry/index")
+
+
+def _is_google_signin(head: str) -> bool:
+    return ("accounts.google.com/v3/signin" in head or "accounts.google.com/servicelogin" in head) and (
+        "gsc_prf_in" not in head
+    )
 
 
 def sniff(doc: Document) -> str | None:
@@ -64,7 +111,7 @@ def sniff(doc: Document) -> str | None:
     if not doc.is_html:
         if _payload_rows(doc) is not None:
             return "rows"
-        return "publication_list" if looks_like_saved_table(doc.text) else None
+        return "publication_list" if _looks_like_saved_table(doc.text) else None
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
     if any(doc.contains(marker) for marker in _HEADER_MARKERS):
@@ -72,7 +119,7 @@ def sniff(doc: Document) -> str | None:
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
     _refuse_other_scholar_pages(doc)
-    if "scholar.google." in head and ("gsc_a_t" in head or "gsc_rsb" in head):
+    if any(host in head for host in SITE.hosts) and ("gsc_a_t" in head or "gsc_rsb" in head):
         return "profile"  # a profile page with its header missing: parse() says layout_changed
     return None
 
@@ -103,7 +150,7 @@ def parse(doc: Document) -> PageResult:
 
 
 def _parse_profile(doc: Document) -> PageResult:
-    parts = landmarks(doc.selector.root)
+    parts = _landmarks(doc.selector.root)
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
     rows = _table_rows(parts.get("gsc_a_b"))
@@ -118,11 +165,11 @@ def _parse_profile(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="profile", url=url)
     if cut:
         result.warn("truncated", "the page stops after its publication table; what came later was not saved")
-    result.profile = profile(parts, url)
+    result.profile = _profile(parts, url)
     if not result.profile.ids.scholar and rows:
         result.profile.ids.scholar = (_query_value(_row_link(_row_parts(rows[0]).get("anchor")),
                                                    "citation_for_view") or "").split(":")[0] or None
-    result.publications = publications(rows, result, base=url)
+    result.publications = _publications(rows, result, base=url)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
         result.warn("coauthors_partial", "the sidebar shows only the first co-authors; the full list is "
@@ -142,17 +189,22 @@ _IDS = " ".join(sorted(_LANDMARK_IDS))
 _HEAD_LINKS = etree.XPath("/html/head/link[@rel='canonical'] | /html/head/meta[@property='og:image']")
 
 
-def landmarks(root: Element) -> dict[str, Element]:
+def _landmarks(root: Element) -> dict[str, Element]:
     """The page's parts by id, plus ``canonical``, ``og:image`` and ``hist`` (the histogram)."""
     found: dict[str, Element] = {}
-    for element in _BY_ID(root, ids=_IDS):
-        found.setdefault(element.get("id"), element)
-    for element in _HEAD_LINKS(root):
+    for element in _elements(_BY_ID(root, ids=_IDS)):
+        found.setdefault(element.get("id", ""), element)
+    for element in _elements(_HEAD_LINKS(root)):
         found.setdefault("canonical" if element.tag == "link" else "og:image", element)
     hist = _by_class(found.get("gsc_rsb_cit"), {"gsc_md_hist_b": "hist"}).get("hist")
     if hist:
         found["hist"] = hist[0]
     return found
+
+
+def _elements(found: object) -> list[Element]:
+    """The elements an XPath expression found (lxml types its answer as any XPath value)."""
+    return [element for element in found if isinstance(element, Element)] if isinstance(found, list) else []
 
 
 def _by_class(root: Element | None, rules: dict[str, str], tag: tuple[str, ...] = ()) -> dict[str, list[Element]]:
@@ -190,10 +242,10 @@ def _table_rows(body: Element | None) -> list[Element]:
     return [row for row in body if "gsc_a_tr" in _classes(row)] if body is not None else []
 
 
-def user_id(url: str | None) -> str | None:
+def _user_id(url: str | None) -> str | None:
     """The ``user=`` id of a Scholar URL.
 
-    >>> user_id("https://scholar.google.com/citations?user=RxmmtT8AAAAJ&hl=en")
+    >>> _user_id("https://scholar.google.com/citations?user=RxmmtT8AAAAJ&hl=en")
     'RxmmtT8AAAAJ'
     """
     return _query_value(url, "user")
@@ -207,7 +259,7 @@ def _query_value(url: str | None, key: str) -> str | None:
     return unquote(match.group(1)) if match and match.group(1) else None
 
 
-def profile(parts: dict[str, Element], url: str | None) -> Profile:
+def _profile(parts: dict[str, Element], url: str | None) -> Profile:
     """The profile header and the right-hand sidebar (``parts`` from ``landmarks``)."""
     affiliation = _headline_affiliation(parts.get("gsc_prf_i"))
     org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
@@ -217,16 +269,16 @@ def profile(parts: dict[str, Element], url: str | None) -> Profile:
     return Profile(
         name=_text_of(parts["gsc_prf_in"]),
         url=url,
-        ids=Ids(scholar=user_id(url), scholar_org=_query_value(org_href, "org")),
+        ids=Ids(scholar=_user_id(url), scholar_org=_query_value(org_href, "org")),
         affiliation=_text_of(affiliation),
-        email_domain=email_domain(email_box),
+        email_domain=_email_domain(email_box),
         homepage=next((a.get("href") for a in email_box.iter("a")), None) if email_box is not None else None,
-        photo_url=photo_url(parts),
+        photo_url=_photo_url(parts),
         interests=[clean(_text(a)) for a in interests],
-        metrics=metrics(parts.get("gsc_rsb_st")),
-        citations_by_year=citations_by_year(parts.get("hist", parts.get("gsc_g"))),
-        public_access=public_access(parts.get("gsc_rsb_mnd")),
-        coauthors=coauthors(parts.get("gsc_rsb_co")),
+        metrics=_metrics(parts.get("gsc_rsb_st")),
+        citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g"))),
+        public_access=_public_access(parts.get("gsc_rsb_mnd")),
+        coauthors=_coauthors(parts.get("gsc_rsb_co")),
     )
 
 
@@ -237,7 +289,7 @@ def _headline_affiliation(header: Element | None) -> Element | None:
     return next((d for d in header.iter("div") if "gsc_prf_il" in _classes(d) and not d.get("id")), None)
 
 
-def email_domain(box: Element | None) -> str | None:
+def _email_domain(box: Element | None) -> str | None:
     """The verified e-mail domain, whatever the language of the sentence around it.
 
     The homepage link's text is left out: it sits in the same box.
@@ -257,15 +309,15 @@ def _last_domain(text: str) -> str | None:
     return None
 
 
-def photo_url(parts: dict[str, Element]) -> str | None:
+def _photo_url(parts: dict[str, Element]) -> str | None:
     """The profile photo, or None for the default avatar."""
     src = _attr(parts.get("gsc_prf_pup-img"), "src") or _attr(parts.get("og:image"), "content")
     if not src or "avatar_scholar" in src:
         return None
-    return urljoin(BASE_URL, src)
+    return absolute_url(src, SITE.base_url)
 
 
-def metrics(table: Element | None) -> Metrics:
+def _metrics(table: Element | None) -> Metrics:
     """Citations, h-index and i10-index, all and since the year in the table's header."""
     if table is None:
         return Metrics()
@@ -280,7 +332,7 @@ def metrics(table: Element | None) -> Metrics:
     )
 
 
-def citations_by_year(chart: Element | None) -> list[YearCitations]:
+def _citations_by_year(chart: Element | None) -> list[YearCitations]:
     """Every year on the histogram's axis with its count; 0 for the years that have no bar.
 
     Years without citations have no bar, so bars are matched to years by ``z-index`` (1 is the
@@ -288,11 +340,11 @@ def citations_by_year(chart: Element | None) -> list[YearCitations]:
     """
     if chart is None:
         return []
-    labels = [(_text(e).strip(), e) for e in _YEAR_LABELS(chart)]
-    labels = [(int(text), e) for text, e in labels if text.isdigit()]
+    texts = [(_text(e).strip(), e) for e in _elements(_YEAR_LABELS(chart))]
+    labels = [(int(text), e) for text, e in texts if text.isdigit()]
     years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
-    for bar in _BARS(chart):
+    for bar in _elements(_BARS(chart)):
         year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
             counts[year] = to_int(_text(bar)) or 0
@@ -324,7 +376,7 @@ def _bar_year(style: str, labels: list[tuple[int, Element]]) -> int | None:
     return None
 
 
-def public_access(box: Element | None) -> PublicAccess | None:
+def _public_access(box: Element | None) -> PublicAccess | None:
     """Counts of the public-access box; None when the page has no such box (unknown, not 0)."""
     if box is None:
         return None
@@ -337,7 +389,7 @@ _COAUTHOR_CLASSES = {"gsc_rsb_a_desc": "desc", "gsc_rsb_a_ext2": "email", "gsc_r
                      "gsc_rsb_aa": "item"}
 
 
-def coauthors(box: Element | None) -> list[Coauthor]:
+def _coauthors(box: Element | None) -> list[Coauthor]:
     """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
     found = []
     for item in box.iter("li") if box is not None else ():
@@ -346,15 +398,15 @@ def coauthors(box: Element | None) -> list[Coauthor]:
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
         name = _text_of(link)
-        if not name:
+        if link is None or not name:
             continue
         href = link.get("href")
         found.append(Coauthor(
             name=name,
             affiliation=_text_of(_first(parts, "affiliation")),
-            email_domain=email_domain(_first(parts, "email")),
-            ids=Ids(scholar=user_id(href)),
-            url=_absolute(href, BASE_URL),
+            email_domain=_email_domain(_first(parts, "email")),
+            ids=Ids(scholar=_user_id(href)),
+            url=absolute_url(href, SITE.base_url),
         ))
     return found
 
@@ -371,12 +423,12 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
 # --- publication rows -----------------------------------------------------------------------
 
 
-def publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
+def _publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
     """One ``Publication`` per table row, in page order."""
     origin = _origin(base)
-    found = []
+    found: list[Publication] = []
     for row in rows:
-        pub = publication(row, origin)
+        pub = _publication(row, origin)
         if "title_looks_like_authors" in pub.flags:
             result.warn("title_looks_like_authors",
                         f"row {len(found) + 1}: the title looks like an author list: {pub.title!r}")
@@ -388,7 +440,7 @@ def publications(rows: list[Element], result: PageResult, base: str | None) -> l
 # selector call per field costs more than the whole tree walk.
 
 
-def publication(row: Element, origin: str = BASE_URL) -> Publication:
+def _publication(row: Element, origin: str = SITE.base_url) -> Publication:
     """A publication from one ``tr.gsc_a_tr`` row element."""
     parts = _row_parts(row)
     anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
@@ -396,7 +448,7 @@ def publication(row: Element, origin: str = BASE_URL) -> Publication:
     pub = Publication(
         title=clean_title(_text(anchor)) if anchor is not None else None,
         year=to_int(_text(year_span)) if year_span is not None else None,
-        url=_absolute(href, origin),
+        url=absolute_url(href, origin),
         ids=PublicationIds(scholar=_query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
@@ -409,12 +461,22 @@ def publication(row: Element, origin: str = BASE_URL) -> Publication:
 _CELL_KINDS = {"gsc_a_t": "title", "gsc_a_c": "count", "gsc_a_y": "year"}
 
 
-def _row_parts(row: Element) -> dict:
+class _RowParts(TypedDict, total=False):
+    """The data-carrying elements of one publication row."""
+
+    anchor: Element | None  # the title link
+    grays: list[Element]  # the authors line, then the venue line
+    count: Element  # the citation count
+    merged: Element  # the mark of merged citations
+    year: Element | None
+
+
+def _row_parts(row: Element) -> _RowParts:
     """The row's data-carrying elements: ``anchor``, ``grays`` (authors, venue), ``count``,
     ``merged``, ``year``. Cells are found by class, never by position: the 2014 owner view has an
     extra checkbox cell. (This runs once per row of pages with thousands: it compares class
     strings rather than splitting them, and visits only the elements that can carry data.)"""
-    parts: dict = {"grays": []}
+    parts: _RowParts = {"grays": []}
     for cell in row:
         kind = _cell_kind(cell.get("class"))
         if kind == "title":
@@ -437,7 +499,7 @@ def _cell_kind(classes: str | None) -> str | None:
     return _CELL_KINDS.get(classes) or next((_CELL_KINDS[c] for c in classes.split() if c in _CELL_KINDS), None)
 
 
-def _title_cell_parts(cell: Element, parts: dict) -> None:
+def _title_cell_parts(cell: Element, parts: _RowParts) -> None:
     for child in cell:
         classes = child.get("class") or ""
         if child.tag == "a" and "gsc_a_at" in classes:
@@ -481,25 +543,8 @@ def _row_link(anchor: Element | None) -> str | None:
 
 
 def _origin(url: str | None) -> str:
-    parts = urlsplit(url or BASE_URL)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else BASE_URL
-
-
-def _absolute(href: str | None, origin: str) -> str | None:
-    if not href:
-        return None
-    if href.startswith("/") and not href.startswith("//"):
-        return origin + href
-    return urljoin(origin + "/", href)
-
-
-def clean_title(text: str) -> str:
-    """A title without inline markup, LaTeX font commands or BibTeX braces.
-
-    >>> clean_title("Die {\\\\ it Planck} sche  {Zero-offload}")
-    'Die Planck sche Zero-offload'
-    """
-    return clean(_LATEX_COMMAND.sub("", text).replace("{", "").replace("}", ""))
+    parts = urlsplit(url or SITE.base_url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else SITE.base_url
 
 
 def _fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
@@ -510,7 +555,7 @@ def _fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str
         venue, pub.venue_truncated = venue[:-1].rstrip(" ,"), True
     pub.venue = venue or None
     _classify_venue(pub)
-    if looks_like_author_list(pub.title):
+    if _looks_like_author_list(pub.title):
         pub.flags.append("title_looks_like_authors")
 
 
@@ -528,7 +573,7 @@ def _classify_venue(pub: Publication) -> None:
         pub.ids.patent_number = f"{office} {number}" if office and number else number
 
 
-def _fill_citations(pub: Publication, parts: dict) -> None:
+def _fill_citations(pub: Publication, parts: _RowParts) -> None:
     count = parts.get("count")
     if count is None:
         return
@@ -545,14 +590,14 @@ def _fill_citations(pub: Publication, parts: dict) -> None:
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
 
 
-def looks_like_author_list(title: str | None) -> bool:
+def _looks_like_author_list(title: str | None) -> bool:
     """Whether a title is really a list of full names ("Ann Lee, Bo Chen, and Cy Dunn").
 
-    >>> looks_like_author_list("Rewon Child, Reza Yazdani Aminabadi, Julie Bernauer, and Bryan Catanzaro")
+    >>> _looks_like_author_list("Rewon Child, Reza Yazdani Aminabadi, Julie Bernauer, and Bryan Catanzaro")
     True
-    >>> looks_like_author_list("Black pepper, its pungent principle, and health")
+    >>> _looks_like_author_list("Black pepper, its pungent principle, and health")
     False
-    >>> looks_like_author_list("Machine Learning, Data Science, and Neural Networks")
+    >>> _looks_like_author_list("Machine Learning, Data Science, and Neural Networks")
     False
     """
     if not title or title.count(",") + title.count(" and ") < 2:
@@ -603,7 +648,7 @@ def _parse_rows_page(doc: Document) -> PageResult:
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
         raise Truncated(f"the rows stop in the middle of row {len(rows)}; save them again")
     result = PageResult(site=SITE.name, page="rows", url=doc.url)
-    result.publications = publications(rows, result, base=doc.url)
+    result.publications = _publications(rows, result, base=doc.url)
     if more:
         result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); fetch the next cstart")
     return result
@@ -620,7 +665,7 @@ _ELLIPSIS = frozenset({"...", "…"})
 _GLUE = re.compile(r"(?<=[a-z\u00df-\u00ff])(?<!Mc)(?=[A-Z\u00c0-\u00de])")
 
 
-def looks_like_saved_table(text: str) -> bool:
+def _looks_like_saved_table(text: str) -> bool:
     """Whether ``text`` is Scholar's publication table saved as ``| … | n | year |`` lines."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     rows = sum(1 for line in lines if _TABLE_ROW.match(line))
@@ -637,11 +682,11 @@ def _parse_saved_table(doc: Document) -> PageResult:
             trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
-    coauthors = [coauthor_from_glued_text(line) for line in trailing]
-    for line, coauthor in zip(trailing, coauthors):
+    glued = [_coauthor_from_glued_text(line) for line in trailing]
+    for line, coauthor in zip(trailing, glued):
         if coauthor is None:
             result.warn("ignored_line", f"a line after the table is not a co-author: {line[:80]!r}")
-    result.profile = Profile(coauthors=[c for c in coauthors if c is not None])
+    result.profile = Profile(coauthors=[c for c in glued if c is not None])
     return result
 
 
@@ -677,7 +722,7 @@ def split_title_authors_venue(cell: str) -> tuple[str, str, str]:
         end = _author_run_end(words, start)
         if end is None:
             continue
-        names = sum(1 for w in words[start:end] if _is_initials(w))
+        names = sum(1 for w in words[start:end] if is_initials(w))
         score = (names, int(words[end - 1] in _ELLIPSIS), int(words[start] not in {"A", "I"}))
         if best is None or score > best[0]:
             best = (score, start, end)
@@ -705,7 +750,7 @@ def _author_run_end(words: list[str], start: int) -> int | None:
 
 def _name_end(words: list[str], start: int) -> int | None:
     """Index after one "initials family" name at ``words[start]``, or None."""
-    if not _is_initials(words[start]):
+    if not is_initials(words[start]):
         return None
     # Bounded by a comma, a family name may have up to three words ("T Le Scao,", "EM Abd Allah,").
     for end in range(start + 1, min(start + 4, len(words))):
@@ -722,11 +767,6 @@ def _name_end(words: list[str], start: int) -> int | None:
     return None
 
 
-def _is_initials(word: str) -> bool:
-    letters = word.replace("-", "")  # "J-P Dupont"
-    return 1 <= len(letters) <= 4 and letters.isalpha() and letters.isupper()
-
-
 def _looks_like_person(text: str) -> bool:
     words = text.split()
     return 2 <= len(words) <= 5 and all(w[0].isupper() for w in words)
@@ -737,11 +777,11 @@ def _is_family_word(word: str) -> bool:
         word and word[0].isupper() and any(c.islower() for c in word) and _NAME_WORD.match(word))
 
 
-def coauthor_from_glued_text(line: str) -> Coauthor | None:
+def _coauthor_from_glued_text(line: str) -> Coauthor | None:
     """A co-author from the sidebar text saved without separators; None for a line that is
     neither run-together parts nor a bare name (a heading, a button label).
 
-    >>> c = coauthor_from_glued_text("He YuxiongSnowflakeVerified email at snowflake.com")
+    >>> c = _coauthor_from_glued_text("He YuxiongSnowflakeVerified email at snowflake.com")
     >>> c.name, c.affiliation, c.email_domain
     ('He Yuxiong', 'Snowflake', 'snowflake.com')
     """

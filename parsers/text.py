@@ -11,6 +11,13 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urljoin
+
+__all__ = [
+    "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date", "find_arxiv_id",
+    "find_doi", "find_isbn", "find_report_number", "strip_braces", "clean_title", "split_names", "is_initials",
+    "title_key", "absolute_url",
+]
 
 _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _DIGITS = re.compile(r"\d+")
@@ -19,6 +26,7 @@ _ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)(\d{4}\.\d{4
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
+_LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
 
 
 def clean(text: str | None) -> str:
@@ -103,6 +111,15 @@ def strip_braces(text: str) -> str:
     return text.replace("{", "").replace("}", "")
 
 
+def clean_title(text: str) -> str:
+    """A title without inline markup, LaTeX font commands or BibTeX braces.
+
+    >>> clean_title("Die {\\\\ it Planck} sche  {Zero-offload}")
+    'Die Planck sche Zero-offload'
+    """
+    return clean(strip_braces(_LATEX_COMMAND.sub("", text)))
+
+
 _CUT_MARKS = ("...", "…", "et al.", "et al")
 
 
@@ -124,6 +141,37 @@ def split_names(text: str | None) -> tuple[list[str], bool]:
         last = last[4:].strip()
     names[-1] = last
     return [name for name in names if name], truncated
+
+
+def is_initials(word: str) -> bool:
+    """Whether ``word`` is a run of one to four capital initials, perhaps hyphenated, as Scholar
+    writes a given name: ``RY``, ``J-P``; not ``Ann``, nor ``J.`` (dotted initials are not Scholar's).
+
+    >>> is_initials("RY"), is_initials("J-P"), is_initials("Ann"), is_initials("J."), is_initials("ABCDE")
+    (True, True, False, False, False)
+    """
+    letters = word.replace("-", "")  # "J-P Dupont"
+    return 1 <= len(letters) <= 4 and letters.isalpha() and letters.isupper()
+
+
+def absolute_url(href: str | None, base: str) -> str | None:
+    """``href`` made absolute against ``base`` (a page's URL, or an origin such as ``https://host``);
+    None when there is no href.
+
+    >>> absolute_url("/citations?user=x", "https://scholar.google.com"), absolute_url(" ", "https://a.org")
+    ('https://scholar.google.com/citations?user=x', None)
+    >>> absolute_url("b/c", "https://a.org/x/y"), absolute_url("https://c.org/p", "https://a.org/")
+    ('https://a.org/x/b/c', 'https://c.org/p')
+    """
+    href = (href or "").strip()
+    if not href:
+        return None
+    if href.startswith(("https://", "http://")):
+        return href
+    origin = base.count("/") == 2
+    if origin and href.startswith("/") and not href.startswith("//"):
+        return base + href  # the common case on pages of thousands of rows, without urljoin's cost
+    return urljoin(base + "/" if origin else base, href)
 
 
 def title_key(title: str | None) -> str:

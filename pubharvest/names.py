@@ -19,6 +19,8 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from pubharvest.parsers.text import is_initials  # Scholar's initials ("RY"): the parsers' rule
+
 # Lower-case words that start a family name ("van de Ven"): CSL's non-dropping particle.
 PARTICLES = frozenset({
     "van", "von", "de", "der", "den", "del", "della", "di", "da", "do", "dos", "das", "du", "la", "le",
@@ -34,7 +36,6 @@ GROUP_WORDS = frozenset({
     "inc", "inc.", "ltd", "ltd.", "corporation", "council", "network", "alliance", "organization",
     "organisation", "contributors", "authors",
 })
-_INITIALS = re.compile(r"^(?:[^\W\d_](?:\.|-)?){1,4}$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
@@ -101,11 +102,6 @@ def _given_word(word: str, initials_run: bool) -> str:
     if re.fullmatch(r"[^\W\d_]-[^\W\d_]", word):
         return f"{word[0]}.-{word[2]}."
     return word
-
-
-def is_initials(word: str) -> bool:
-    """Whether ``word`` is a run of initials such as ``RY``, ``J.`` or ``J-Y``."""
-    return bool(_INITIALS.match(word)) and word.replace(".", "").replace("-", "").isupper()
 
 
 def is_group(words: list[str]) -> bool:

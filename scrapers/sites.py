@@ -94,15 +94,14 @@ class Scholar(Site):
         return None
 
     def merge(self, pages: list[PageResult]) -> PageResult:
-        first, seen, publications, warnings = pages[0], set(), [], []
+        from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
+
+        first, warnings = pages[0], []
         for page in pages:
-            for pub in page.publications:
-                key = pub.ids.scholar or id(pub)
-                if key not in seen:
-                    seen.add(key)
-                    publications.append(pub)
             warnings += [w for w in page.warnings if w.code != "partial" and w not in warnings]
-        merged = msgspec.structs.replace(first, publications=publications, warnings=warnings)
+        merged = msgspec.structs.replace(first, publications=[], warnings=warnings)
+        merged.publications = distinct([pub for page in pages for pub in page.publications], merged)
+        publications = merged.publications
         if is_partial(pages[-1]):
             merged.warn("partial", f"the record holds the first {len(publications)} rows of a longer list "
                                    f"({len(pages)} page(s) fetched): the next page could not be fetched")
@@ -152,8 +151,8 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
     if "/sorry/" in urlsplit(url).path:
         return "the site sent its \"unusual traffic\" page"
     if (status != 200 or ok_pages) and body:
-        from pubharvest.parsers import Blocked
-        from pubharvest.parsers.page import Document, refuse_block_pages
+        from pubharvest.parsers import Blocked, refuse_block_pages
+        from pubharvest.parsers.page import Document
 
         try:
             refuse_block_pages(Document.from_input(body))

@@ -8,13 +8,18 @@ for a page that must be refused. Adding a case is adding two files.
 from __future__ import annotations
 
 import json
+import sys
+import types
 from pathlib import Path
 
 import jsonschema
+import msgspec
 import pytest
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers.records import from_json, to_builtins
+from pubharvest.parsers.page import Document
+from pubharvest.parsers.records import PageResult, Profile, from_json, own_id, set_own_id, to_builtins, to_json
+from pubharvest.parsers.site import SiteInfo
 
 from conftest import FIXTURES, ROOT
 
@@ -76,3 +81,46 @@ def test_fixtures_hold_only_pages_that_parse() -> None:
 def test_there_are_fixtures_for_every_site() -> None:
     sites = {page.parent.name for page, _ in PAIRS}
     assert set(parsers.SITES) <= sites
+
+
+# --- the record's site is any registered site ------------------------------------------------
+
+def test_a_record_of_no_registered_site_is_refused_when_made_or_read() -> None:
+    with pytest.raises(ValueError, match="'nowhere' is not a site pubharvest knows"):
+        PageResult(site="nowhere", page="profile")
+    with pytest.raises(msgspec.ValidationError, match="nowhere"):
+        from_json(b'{"site": "nowhere", "page": "profile"}')
+    assert SCHEMA["$defs"]["PageResult"]["properties"]["site"] == {"enum": sorted(parsers.SITES)}
+
+
+def test_a_fourth_site_added_to_the_registry_is_a_valid_record_site(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One module (its ``SITE``, ``sniff``, ``parse`` and an optional ``refuse``) and one registry
+    line: the record model, its schema and the block check follow."""
+    site = SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org", hosts=("toy.example.org",),
+                    id_pattern=r"[a-z]+", id_example="ada", profile_path="/people/{id}/", page_kinds=("profile",))
+
+    def refuse(doc: Document) -> None:
+        if "toy-captcha" in doc.text:
+            raise parsers.Blocked("the toy site's CAPTCHA")
+
+    def sniff(doc: Document) -> str | None:
+        return "profile" if "toy.example.org" in doc.text else None
+
+    def parse(doc: Document) -> PageResult:
+        profile = Profile(name="Ada")
+        set_own_id(profile.ids, "toy", "ada")  # no field of its own in Ids: kept in ``ids.other``
+        return PageResult(site="toy", page="profile", profile=profile)
+
+    toy = types.ModuleType("pubharvest.parsers.toy")
+    vars(toy).update(SITE=site, refuse=refuse, sniff=sniff, parse=parse)
+    monkeypatch.setitem(sys.modules, "pubharvest.parsers.toy", toy)
+    monkeypatch.setattr(parsers, "SITES", (*parsers.SITES, "toy"))
+
+    result = parsers.parse(b"<p>a page of https://toy.example.org</p>")
+    assert result.site == "toy" and result.profile is not None
+    assert own_id(result.profile.ids, "toy") == "ada" and result.profile.ids.other == {"toy": "ada"}
+    assert from_json(to_json(result)) == result
+    assert "toy" in parsers.json_schema()["$defs"]["PageResult"]["properties"]["site"]["enum"]
+    jsonschema.validate(to_builtins(result), parsers.json_schema())
+    with pytest.raises(parsers.Blocked, match="toy site"):  # every site's refusal is asked before sniffing
+        parsers.parse(b"<p>toy-captcha</p>")

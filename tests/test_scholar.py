@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import gzip
 import json
+from typing import Any
 
 import pytest
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers.records import to_builtins
+from pubharvest.parsers.records import Profile, to_builtins
 
 from conftest import FIXTURES, ROOT
+
+
+def profile_of(result: parsers.PageResult) -> Profile:
+    """The page's profile, which these pages all have."""
+    assert result.profile is not None
+    return result.profile
 
 SEED = FIXTURES / "scholar" / "003_9ea93ed9343d2054.txt"
 DATA = ROOT / "tests" / "data" / "scholar"
@@ -109,13 +116,13 @@ def test_seed_author_list_title_is_flagged(seed) -> None:
 
 
 def test_seed_coauthor_line(seed) -> None:
-    (coauthor,) = seed.profile.coauthors
+    (coauthor,) = profile_of(seed).coauthors
     assert (coauthor.name, coauthor.affiliation, coauthor.email_domain) == ("He Yuxiong", "Snowflake", "snowflake.com")
 
 
 # --- the real pages (PUBHARVEST_CORPUS) ---------------------------------------------------
 
-PROFILES = {
+PROFILES: dict[str, dict[str, Any]] = {
     "profile_RxmmtT8AAAAJ_scholar-scraper_2026.html": dict(
         user="RxmmtT8AAAAJ", name="K. Srinivasan", rows=20, partial=True,
         affiliation="Chief Scientist (Retired), CSIR - Central Food Technological Research Institute",
@@ -155,7 +162,7 @@ PROFILES = {
 def test_real_profile(read_corpus, name: str) -> None:
     want = PROFILES[name]
     result = parsers.parse(read_corpus(f"scholar/{name}"))
-    prof = result.profile
+    prof = profile_of(result)
     assert (result.site, result.page) == ("scholar", "profile")
     assert (prof.ids.scholar, prof.name, prof.affiliation) == (want["user"], want["name"], want["affiliation"])
     assert (prof.ids.scholar_org, prof.email_domain) == (want["org"], want["email"])
@@ -178,13 +185,13 @@ def test_real_profile(read_corpus, name: str) -> None:
 
 
 def test_twelve_row_page_histogram_has_fourteen_years_two_of_them_zero(read_corpus) -> None:
-    prof = parsers.parse(read_corpus("scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html")).profile
+    prof = profile_of(parsers.parse(read_corpus("scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html")))
     assert len(prof.citations_by_year) == 14
     assert sum(1 for y in prof.citations_by_year if y.citations == 0) == 2
 
 
 def test_real_coauthor_details(read_corpus) -> None:
-    prof = parsers.parse(read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html")).profile
+    prof = profile_of(parsers.parse(read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html")))
     first = prof.coauthors[0]
     assert (first.ids.scholar, first.affiliation, first.email_domain) == (
         "5RZfcocAAAAJ", "CSIR-Central Food Technological Research Institute, Mysuru", "cftri.res.in")
@@ -197,8 +204,8 @@ def test_real_rows_2019_data_href_and_empty_citations(read_corpus) -> None:
     assert first.ids.scholar == "8daWuo4AAAAJ:NhqRSupF_l8C"
     assert first.authors == ["A Karthikeyan", "S Coulombe", "AM Kietzig", "RS Stein", "T van de Ven"]
     assert (first.venue, first.year, first.citations, first.ids.scholar_clusters) == ("Carbon 140, 201-209", 2018, 0, [])
-    assert result.profile.homepage == "http://kietzig-lab.mcgill.ca/"
-    assert result.profile.interests == ["laser micromachining", "wetting", "biomimetics"]
+    assert profile_of(result).homepage == "http://kietzig-lab.mcgill.ca/"
+    assert profile_of(result).interests == ["laser micromachining", "wetting", "biomimetics"]
 
 
 def test_fr_page_gives_the_en_records_but_for_translated_links(read_corpus) -> None:
@@ -299,8 +306,8 @@ def test_bad_inputs(data: bytes, code: str) -> None:
 @pytest.mark.parametrize("name", ["cp1252_declared.html", "cp1252_undeclared.html"])
 def test_windows_1252_saved_page(name: str) -> None:
     result = parsers.parse((DATA / name).read_bytes())
-    assert result.profile.name == "Jürgen Müller"
-    assert result.profile.affiliation == "Professeur – Université de Genève"
+    assert profile_of(result).name == "Jürgen Müller"
+    assert profile_of(result).affiliation == "Professeur – Université de Genève"
     assert result.publications[0].title == "Café “résumé” études"
 
 
@@ -318,7 +325,7 @@ def test_saved_table_with_a_header_row_and_a_sidebar_heading() -> None:
             + "\nCo-authors\nJane Q Public\n")
     result = parsers.parse(text)
     assert len(result.publications) == 20
-    assert [c.name for c in result.profile.coauthors] == ["He Yuxiong", "Jane Q Public"]
+    assert [c.name for c in profile_of(result).coauthors] == ["He Yuxiong", "Jane Q Public"]
     assert result.warnings[-1].code == "ignored_line" and "Co-authors" in result.warnings[-1].message
 
 
@@ -348,3 +355,42 @@ def test_damaged_gzip_is_truncated_not_a_traceback() -> None:
     packed[20:30] = b"\xff" * 10
     with pytest.raises(parsers.Truncated):
         parsers.parse(bytes(packed))
+
+
+def test_rows_seen_twice_across_pages_are_one_record_by_the_parsers_rule() -> None:
+    """Scholar's pages of one profile go through the same ``listings.distinct`` as MSR and Elamur
+    listings: the same row id once; a row without an id joins a row of the same title."""
+    from pubharvest.parsers.listings import distinct
+    from pubharvest.parsers.records import PageResult, Publication, PublicationIds
+
+    result = PageResult(site="scholar", page="profile")
+    rows = [Publication(title="Deep nets", citations=3, ids=PublicationIds(scholar="U:1", scholar_clusters=["7"])),
+            Publication(title="Other", ids=PublicationIds(scholar="U:2")),
+            Publication(title="Deep nets", citations=4, ids=PublicationIds(scholar="U:1", scholar_clusters=["8"])),
+            Publication(title="Other", ids=PublicationIds(scholar="U:3")),  # another row id: another paper
+            Publication(title="Other", year=2020)]  # no id: the first row of that title
+    kept = distinct(rows, result)
+    assert [(p.ids.scholar, p.citations, p.year) for p in kept] == [("U:1", 3, None), ("U:2", None, 2020),
+                                                                    ("U:3", None, None)]
+    assert kept[0].ids.scholar_clusters == ["7", "8"]
+    assert [w.code for w in result.warnings] == ["listings_disagree"]
+    assert "citations: kept 3, not 4" in result.warnings[0].message
+
+
+def test_sign_in_and_captcha_pages_are_scholars_own_refusals() -> None:
+    """The generic page module knows only the 403 page; Scholar's module refuses its own pages."""
+    from pubharvest.parsers import scholar
+    from pubharvest.parsers.page import Document, refuse_forbidden
+
+    signin = Document.from_input(b'<html><head><meta http-equiv="refresh" '
+                                 b'content="0;url=https://accounts.google.com/v3/signin/identifier"></head></html>')
+    captcha = Document.from_input(b'<html><body><div id="gs_captcha_ccl">captcha</div></body></html>')
+    for doc in (signin, captcha):
+        refuse_forbidden(doc)  # nothing generic about them
+    with pytest.raises(parsers.NotFoundOrPrivate):
+        scholar.refuse(signin)
+    with pytest.raises(parsers.Blocked):
+        scholar.refuse(captcha)
+    assert 'id="gs_captcha_ccl"' in scholar.SITE.block_markers
+    with pytest.raises(parsers.Blocked):
+        parsers.parse(b'<html><body><form id="captcha-form">captcha</form></body></html>')

@@ -1,0 +1,129 @@
+"""The same paper listed twice: one rule for every site, one warning code.
+
+A page may list a paper more than once (MSR's featured item and its by-year / area / type
+accordions, Elamur's *Papers* and *All works*), and a scraper that fetches a profile page by page
+may see a row twice (Scholar's list shifting between two fetches). ``distinct`` keeps each paper
+once, in the order of its first listing:
+
+- two listings are the same paper when they carry the same id on the page's site (``own_id``), or,
+  when one of them has no such id, the same normalised title (``text.title_key``); two
+  *different* ids are never merged on their titles (a report and the conference paper may share one);
+- a later listing fills what the first lacks; where both say something and differ, text and
+  lists keep the fuller value (the longer; the first on a tie), numbers and the type keep the
+  first, and a ``listings_disagree`` warning names the paper, the field and both values;
+- groupings, links, flags and cluster ids are collected from every listing.
+
+>>> from .records import PageResult, Publication, PublicationIds
+>>> result = PageResult(site="msr", page="publication_list")
+>>> pubs = distinct([Publication(title="Deep Nets", venue="SC", ids=PublicationIds(msr="deep-nets")),
+...                  Publication(title="Deep nets", venue="SC'23")], result)
+>>> len(pubs), pubs[0].venue, pubs[0].ids.msr
+(1, "SC'23", 'deep-nets')
+>>> [(w.code, w.message) for w in result.warnings]
+[('listings_disagree', 'the listings of \\'Deep Nets\\' disagree on the venue: kept "SC\\'23", not \\'SC\\'')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .records import PageResult, Publication, PublicationIds, own_id
+from .text import title_key
+
+__all__ = ["distinct", "absorb", "DISAGREE"]
+
+DISAGREE = "listings_disagree"  # the warning code: two listings of one paper say different things
+
+# Fields a later listing fills or disputes, in the order disagreements are reported. Each flag
+# follows its list or text (a cut author list is the list's property, not the paper's).
+_FULLER = ("title", "authors", "venue", "date", "publisher", "summary", "url")
+_FIRST = ("year", "citations")
+_FOLLOWS = {"authors": "authors_truncated", "venue": "venue_truncated"}
+_COLLECTED = ("author_links", "links", "flags")
+_FACETS = ("years", "research_areas", "types")
+
+
+def distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
+    """Each paper of ``listings`` once, in order of first listing; later listings are absorbed into
+    the first (see the module's rule), disagreements warned on ``result``, whose ``site`` names the ids."""
+    kept: list[Publication] = []
+    by_id: dict[str, Publication] = {}
+    by_title: dict[str, Publication] = {}
+    for pub in listings:
+        ident = own_id(pub.ids, result.site)
+        first = by_id.get(ident) if ident else None
+        if first is None:
+            same_title = by_title.get(title_key(pub.title))
+            if same_title is not None and not (ident and own_id(same_title.ids, result.site)):
+                first = same_title
+        if first is None:
+            kept.append(pub)
+            first = pub
+        else:
+            absorb(first, pub, result)
+        if first_id := own_id(first.ids, result.site):
+            by_id[first_id] = first
+        if key := title_key(first.title):
+            by_title.setdefault(key, first)
+    return kept
+
+
+def absorb(first: Publication, other: Publication, result: PageResult) -> None:
+    """Merge ``other``, a later listing of the same paper, into ``first``, warning on ``result``
+    where the two disagree."""
+    for name in _FULLER + _FIRST:
+        mine, theirs = getattr(first, name), getattr(other, name)
+        value = _settle(first.title, name, mine, theirs, result)
+        if value is not mine:
+            setattr(first, name, value)
+            if name in _FOLLOWS:
+                setattr(first, _FOLLOWS[name], getattr(other, _FOLLOWS[name]))
+    _absorb_ids(first, other.ids, result)
+    first.type = _settle(first.title, "type", first.type, other.type, result)
+    for name in _COLLECTED:
+        _collect(getattr(first, name), getattr(other, name))
+    for facet in _FACETS:
+        _collect(getattr(first.facets, facet), getattr(other.facets, facet))
+
+
+def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult) -> None:
+    ids = first.ids
+    for name in PublicationIds.__struct_fields__:
+        mine, theirs = getattr(ids, name), getattr(other, name)
+        if isinstance(mine, list):
+            _collect(mine, theirs)
+        elif isinstance(mine, dict):
+            for site, value in theirs.items():
+                mine[site] = _settle(first.title, site, mine.get(site), value, result)
+        else:
+            setattr(ids, name, _settle(first.title, name, mine, theirs, result))
+
+
+def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
+    """The value ``first`` keeps: its own, else the other's; when both differ, the fuller text or
+    list (the first on a tie) or the first number or type, with a warning."""
+    if theirs is None or theirs == [] or theirs == "" or mine == theirs:
+        return mine
+    if mine is None or mine == [] or mine == "":
+        return theirs
+    fuller = isinstance(mine, (str, list)) and field != "type" and len(theirs) > len(mine)
+    kept, dropped = (theirs, mine) if fuller else (mine, theirs)
+    _warn_once(result, _disagreement(title, field, kept, dropped))
+    return kept
+
+
+def _disagreement(title: str | None, field: str, kept: Any, dropped: Any) -> str:
+    if field == "type":
+        return f"{title!r} is listed under two types: kept {kept!r}, not {dropped!r}"
+    return f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
+
+
+def _warn_once(result: PageResult, message: str) -> None:
+    """A third listing repeats what one of the first two said: one warning each."""
+    if all(warning.message != message for warning in result.warnings):
+        result.warn(DISAGREE, message)
+
+
+def _collect(values: list[Any], more: Iterable[Any]) -> None:
+    values.extend(value for value in more if value not in values)
