@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 import pubharvest.parsers as parsers
+from pubharvest.parsers.records import own_id
 
 __all__ = ["registered_sites", "id_value", "string_kinds"]
 
@@ -30,22 +31,10 @@ def registered_sites() -> tuple[str, ...]:
     return parsers.SITES
 
 
-def _own_id(ids: Any, site: str) -> str | None:
-    """The id ``ids`` give on ``site``: the field named like the site, else its entry in ``ids.other``.
-
-    The one place the faces read a site's own id; it stands in for ``pubharvest.parsers.records.own_id``
-    (same meaning), which replaces it once that lands.
-    """
-    own: str | None = getattr(ids, site, None)
-    if own is None:
-        own = (getattr(ids, "other", None) or {}).get(site)
-    return own
-
-
 def id_value(ids: Any, kind: str) -> str | None:
     """The identifier of one ``kind`` in ``ids``: a site's own id for a site's name, else the field."""
     if kind in registered_sites():
-        return _own_id(ids, kind)
+        return own_id(ids, kind)
     value: str | None = getattr(ids, kind)
     return value
 

@@ -96,7 +96,7 @@ def test_profiles_of_one_person_merge_by_name_and_coauthors() -> None:
 
 def page(site: str, *pubs: Publication, profile: Profile | None = None) -> PageResult:
     # until PageResult.site is a plain str checked against the registry (issue 10, the parsers' part)
-    return PageResult(site=site,  # type: ignore[arg-type]
+    return PageResult(site=site,
                       page="publication_list", publications=list(pubs), profile=profile)
 
 
