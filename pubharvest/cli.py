@@ -11,7 +11,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from .errors import ExitCode
+
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         build_parser().print_help(sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         if args.command == "schema":
             return _schema(getattr(args, "merged", False))
@@ -123,14 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _parse(args)
     except KeyboardInterrupt:
         print("pubharvest: interrupted; nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error of ours
-        return EXIT_OK
+        return ExitCode.OK
     except OSError as error:  # inputs' errors are caught per input: this is the output's
         print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
               file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
 
 def _schema(merged: bool = False) -> int:
@@ -142,7 +143,7 @@ def _schema(merged: bool = False) -> int:
         from pubharvest.parsers import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -167,7 +168,7 @@ def _parse(args: argparse.Namespace) -> int:
                 print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
                 continue
             out.write(result)
-    return EXIT_FAILED if failures else EXIT_OK
+    return ExitCode.FAILED if failures else ExitCode.OK
 
 
 def _parse_archive(name: str, out) -> int:
@@ -205,7 +206,7 @@ def _merge(args: argparse.Namespace) -> int:
             print(failure_line(name, error), file=sys.stderr)
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
-    return EXIT_FAILED if failures else EXIT_OK
+    return ExitCode.FAILED if failures else ExitCode.OK
 
 
 def failure_line(name: str, error: Exception) -> str:

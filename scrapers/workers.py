@@ -34,11 +34,12 @@ from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
-from .crawl import CLAIM, Blocks, CrawlEngine, ProfileSpider
 from pubharvest.errors import JobError
+
+from .crawl import CLAIM, CrawlEngine, ProfileSpider
+from .engine import Blocks, Sink, Summary
 from .job import Job, Target
 from .journal import FINISHED
-from .runner import Sink, Summary
 
 DEFAULT_TTL = 10.0  # seconds without a heartbeat before a worker's claims are given to others
 

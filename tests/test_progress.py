@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from pubharvest.progress import Progress
-from pubharvest.scrapers.runner import Outcome
+from pubharvest.scrapers.engine import Outcome
 
 EVENTS = [("start", {"targets": 2, "skipped": 1}), ("request", {"url": "http://h/a"}),
           ("response", {"url": "http://h/a", "status": 200}), ("page", {"url": "http://h/a"}),
