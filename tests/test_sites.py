@@ -1,16 +1,25 @@
-"""Site knowledge (``scrapers.sites``): URLs, paging, robots.txt rules, blocks, merging pages.
-No HTTP here: this module is what Scrapy spiders will share."""
+"""Site knowledge (``scrapers.sites``): URLs, paging, robots.txt rules, blocks, merging pages, all
+derived from the parsers' registry. No network here (the toy site is served by a mock transport):
+``sites`` is what both engines share."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import subprocess
 import sys
+import types
 
+import httpx
+import pytest
 from protego import Protego
 
 import pubharvest.parsers as parsers
+from pubharvest.errors import JobError
+from pubharvest.parsers.site import SiteInfo
 from pubharvest.scrapers import sites
-from pubharvest.scrapers.job import Target
+from pubharvest.scrapers.job import Target, job_from_toml
+from pubharvest.scrapers.runner import run_job
 
 from fakesite import scholar_page
 
@@ -79,3 +88,44 @@ def test_site_of_url() -> None:
     assert sites.site_of_url("https://scholar.google.co.uk/citations?user=x") == "scholar"
     assert sites.site_of_url("https://www.microsoft.com/en-us/research/people/x/") == "msr"
     assert sites.site_of_url("https://example.org/") is None
+
+
+def toy_parser() -> types.ModuleType:
+    """A fourth site as a parser module declares it: ``SITE``, ``sniff`` and ``parse``, nothing for the scrapers."""
+    from pubharvest.parsers.records import PageResult, Profile
+
+    toy = types.ModuleType("pubharvest.parsers.toy")
+    toy.SITE = SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org",  # type: ignore[attr-defined]
+                        hosts=("toy.example.org",), id_pattern=r"[a-z]+", id_example="ada",
+                        profile_path="/people/{id}/", page_kinds=("profile",))
+    toy.sniff = lambda doc: "profile" if "toy-profile" in doc.text else None  # type: ignore[attr-defined]
+    toy.parse = lambda doc: PageResult(site="toy", page="profile",  # type: ignore[attr-defined,arg-type]
+                                       profile=Profile(name=doc.text.split("<h1>")[1].split("</h1>")[0]))
+    return toy
+
+
+def test_a_site_only_in_the_parsers_registry_gets_a_working_scraper(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "pubharvest.parsers.toy", toy_parser())
+    monkeypatch.setattr(parsers, "SITES", (*parsers.SITES, "toy"))
+    toy = sites.SITES["toy"]
+    assert list(sites.SITES) == ["scholar", "msr", "elamur", "toy"] and type(toy) is sites.Site
+    assert toy.first_url(Target("toy", id="ada"), toy.base_url) == "https://toy.example.org/people/ada/"
+    assert sites.site_of_url("https://www.toy.example.org/people/ada/") == "toy"
+    with pytest.raises(JobError, match=r"known: scholar, msr, elamur, toy\)"):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nsite = "nope"\nid = "x"')
+    with pytest.raises(JobError, match=r'add site = "scholar", "msr", "elamur" or "toy"'):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nurl = "https://example.org/x"')
+    with pytest.raises(JobError, match=r"'Ada' is not a toy id \(like 'ada'\)"):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nsite = "toy"\nid = "Ada"')
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/people/ada/":
+            return httpx.Response(200, text="<html><body class=toy-profile><h1>Ada Toy</h1></body></html>")
+        return httpx.Response(404)
+
+    job = job_from_toml('contact = "a@b.org"\noutput = "out.jsonl"\nrate = 0\n[[targets]]\nsite = "toy"\nid = "ada"',
+                        root=tmp_path)
+    summary = asyncio.run(run_job(job, transport=httpx.MockTransport(serve)))
+    assert summary.exit_code == 0 and summary.counts()["done"] == 1
+    [record] = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert (record["site"], record["profile"]["name"]) == ("toy", "Ada Toy")
