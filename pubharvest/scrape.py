@@ -9,7 +9,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import ExitCode, JobError, PubharvestError
 
@@ -104,7 +104,7 @@ def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
     from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
-    overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
+    overrides: dict[str, Any] = {k: Path(v) for k, v in (("output", args.output), ("warc", args.warc)) if v}
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)
     if args.job:

@@ -23,7 +23,7 @@ import time
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import scrapy
 from scrapy import signals
@@ -119,7 +119,7 @@ class ProfileSpider(scrapy.Spider):
             yield self.page_request(next_url, target, pages, archived, claim)
 
     def failed(self, failure: Failure) -> Iterator[Finished]:
-        request = failure.request
+        request = failed_request(failure)
         kwargs = request.cb_kwargs
         yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
                        request.meta.get(CLAIM))
@@ -152,7 +152,7 @@ class ProfileSpider(scrapy.Spider):
 
 def fetch_error(failure: Failure) -> FetchError:
     """The pubharvest error for a Scrapy failure, so that outcomes read as the httpx runner's do."""
-    error = failure.value
+    error, url = failure.value, failed_request(failure).url
     if isinstance(error, HostStopped):
         return HostBlocked(str(error))
     if isinstance(error, RedirectRefused):
@@ -161,11 +161,17 @@ def fetch_error(failure: Failure) -> FetchError:
         status = error.response.status
         return HttpError(f"HTTP {status} from {error.response.url}", status)
     if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
-        return RobotsDisallowed(f"robots.txt of {sites.host_of(failure.request.url)} disallows {failure.request.url}")
+        return RobotsDisallowed(f"robots.txt of {sites.host_of(url)} disallows {url}")
     network = (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)
     if isinstance(error, network) or "Timeout" in type(error).__name__:
-        return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
-    return _Failed(f"{type(error).__name__} fetching {failure.request.url}: {error}")
+        return Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")
+    return _Failed(f"{type(error).__name__} fetching {url}: {error}")
+
+
+def failed_request(failure: Failure) -> Request:
+    """The request an errback's failure is about (Scrapy sets it on the failure)."""
+    request: Request = failure.request  # type: ignore[attr-defined]  # set by Scrapy, unknown to twisted's types
+    return request
 
 
 class _Failed(FetchError):
@@ -182,7 +188,7 @@ class HostGate(HTTP11DownloadHandler):
     """
 
     async def download_request(self, request: Request) -> Response:
-        spider: ProfileSpider = self.crawler.spider
+        spider = cast(ProfileSpider, self.crawler.spider)
         host = sites.host_of(request.url)
         spider.refuse_if_blocked(host)
         wait = spider.blocks.held_until(host) - time.time()
@@ -239,13 +245,15 @@ class BlockMiddleware:
     def spider(self) -> ProfileSpider:
         return self.crawler.spider
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request) -> Request | Response | None:
+        """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
             refusal = sites.SITES[self.spider.targets[target].site].redirect_refusal(request.url)
             if refusal:
                 raise RedirectRefused(refusal)
         self.spider.on_event("request", url=request.url)
+        return None
 
     def process_response(self, request: Request, response: Response) -> Response:
         self.spider.on_event("response", url=response.url, status=response.status)

@@ -24,6 +24,7 @@ import random
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 from protego import Protego
@@ -230,6 +231,7 @@ class Fetcher:
         """Queue the exchange for the archive (on the writer thread when there is one); the response's record id."""
         if self.archive is None:
             return None
+        args: tuple[Any, ...]
         if response is None:
             args = ("GET", url, list(self.client.headers.items()))
             record_id = None

@@ -38,10 +38,15 @@ MAX_PAGES = 200  # a runaway guard: 20,000 Scholar rows
 MAX_REDIRECTS = 5
 
 
-class _TargetLike(Protocol):
-    site: str
-    id: str | None
-    url: str | None
+class _TargetLike(Protocol):  # job.Target, which imports this module
+    @property
+    def site(self) -> str: ...
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def url(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

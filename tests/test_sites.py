@@ -58,7 +58,8 @@ def test_scholar_robots_rules_allow_the_profile_but_not_its_next_pages() -> None
     rules = Protego.parse(SCHOLAR_ROBOTS)
     first = sites.SITES["scholar"].first_url(Target("scholar", id=USER), "https://scholar.google.com")
     assert rules.can_fetch(first, "pubharvest/0.1")
-    assert not rules.can_fetch(sites.SITES["scholar"].next_url(first, 100, True), "pubharvest/0.1")
+    following = sites.SITES["scholar"].next_url(first, 100, True)
+    assert following is not None and not rules.can_fetch(following, "pubharvest/0.1")
 
 
 def test_merge_joins_pages_once_each_and_says_when_pages_are_missing() -> None:
@@ -79,7 +80,8 @@ def test_blocks_are_told_by_status_redirect_and_markup(read_corpus) -> None:
     url = f"https://scholar.google.com/citations?user={USER}"
     assert sites.block_reason(403, url, forbidden)
     assert sites.block_reason(302, "https://www.google.com/sorry/index?continue=x", b"")
-    assert "CAPTCHA" in sites.block_reason(429, url, captcha)
+    reason = sites.block_reason(429, url, captcha)
+    assert reason is not None and "CAPTCHA" in reason
     assert sites.block_reason(429, url, b"Too many requests") is None  # a plain 429 is retried, not a block
     assert sites.block_reason(200, url, scholar_page(USER, 4, 0, 100).encode()) is None
 
