@@ -25,7 +25,8 @@ _NAMES = {
     "crawl": ("crawl_job",),  # the Scrapy engine: needs pip install 'pubharvest[scrapy]'
     "workers": ("join_job",),  # the Scrapy engine as one worker of many, through Redis
 }
-_WHERE = {name: module if "." in module else f"{__name__}.{module}" for module, names in _NAMES.items() for name in names}
+_WHERE = {name: module if "." in module else f"{__name__}.{module}"
+          for module, names in _NAMES.items() for name in names}
 __all__ = sorted(_WHERE)
 
 

@@ -36,7 +36,8 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
-from pubharvest.errors import FetchError, HostBlocked, HttpError, NotFound, PubharvestError, RobotsDisallowed, Unreachable
+from pubharvest.errors import (FetchError, HostBlocked, HttpError, NotFound, PubharvestError, RobotsDisallowed,
+                               Unreachable)
 from pubharvest.parsers.records import PageResult, from_json, to_json
 
 from . import sites

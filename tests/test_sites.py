@@ -29,7 +29,8 @@ SCHOLAR_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\
 
 
 def test_site_knowledge_imports_no_http_client() -> None:
-    code = "import sys, pubharvest.scrapers.sites; assert 'httpx' not in sys.modules and 'pubharvest.scrapers.fetch' not in sys.modules"
+    code = ("import sys, pubharvest.scrapers.sites; "
+            "assert 'httpx' not in sys.modules and 'pubharvest.scrapers.fetch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -94,15 +95,20 @@ def test_site_of_url() -> None:
 
 def toy_parser() -> types.ModuleType:
     """A fourth site as a parser module declares it: ``SITE``, ``sniff`` and ``parse``, nothing for the scrapers."""
+    from pubharvest.parsers.page import Document
     from pubharvest.parsers.records import PageResult, Profile
 
+    def parse(doc: Document) -> PageResult:
+        name = doc.text.split("<h1>")[1].split("</h1>")[0]
+        return PageResult(site="toy", page="profile", profile=Profile(name=name))  # type: ignore[arg-type]  # no Literal
+
     toy = types.ModuleType("pubharvest.parsers.toy")
-    toy.SITE = SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org",  # type: ignore[attr-defined]
-                        hosts=("toy.example.org",), id_pattern=r"[a-z]+", id_example="ada",
-                        profile_path="/people/{id}/", page_kinds=("profile",))
-    toy.sniff = lambda doc: "profile" if "toy-profile" in doc.text else None  # type: ignore[attr-defined]
-    toy.parse = lambda doc: PageResult(site="toy", page="profile",  # type: ignore[attr-defined,arg-type]
-                                       profile=Profile(name=doc.text.split("<h1>")[1].split("</h1>")[0]))
+    vars(toy).update(
+        SITE=SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org", hosts=("toy.example.org",),
+                      id_pattern=r"[a-z]+", id_example="ada", profile_path="/people/{id}/", page_kinds=("profile",)),
+        sniff=lambda doc: "profile" if "toy-profile" in doc.text else None,
+        parse=parse,
+    )
     return toy
 
 
