@@ -129,7 +129,7 @@ class Fetcher:
             host.robots_error = Unreachable(f"robots.txt of {host.name} answered HTTP {error.status}; "
                                             "not fetching from a host whose rules are unknown")
             return
-        except (Unreachable, HostBlocked) as error:
+        except FetchError as error:  # unreachable, or blocked: its pages fail the same way
             host.robots_error = error
             return
         host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
