@@ -30,6 +30,7 @@ from pubharvest.scrapers import job_from_toml, run_job  # noqa: E402
 def start_server(users: list[str], pages: int) -> tuple[subprocess.Popen, str]:
     server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakesite.py"), "0",
                                *(f"{u}={pages * 100}" for u in users)], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
     return server, server.stdout.readline().strip()
 
 

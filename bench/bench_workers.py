@@ -58,7 +58,8 @@ def run(workers: int, site: SlowSite, users: list[str], redis_url: str, store: s
         finished_key = f"pubharvest:{name}:finished"
         while server.hlen(finished_key) < len(users):
             if all(p.poll() is not None for p in processes):
-                raise SystemExit("the workers stopped early:\n" + "".join(p.stderr.read() for p in processes))
+                errors = "".join(p.stderr.read() for p in processes if p.stderr)
+                raise SystemExit("the workers stopped early:\n" + errors)
             time.sleep(0.01)
         seconds = time.perf_counter() - started
         for process in processes:

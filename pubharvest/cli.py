@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .errors import PubharvestError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from .errors import ExitCode
+
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
@@ -135,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         build_parser().print_help(sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         if args.command == "schema":
             return _schema(getattr(args, "merged", False))
@@ -152,14 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _parse(args)
     except KeyboardInterrupt:
         print("pubharvest: interrupted; nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error of ours
-        return EXIT_OK
+        return ExitCode.OK
     except OSError as error:  # inputs' errors are caught per input: this is the output's
         print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
               file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
 
 def _schema(merged: bool = False) -> int:
@@ -171,7 +172,7 @@ def _schema(merged: bool = False) -> int:
         from pubharvest.parsers import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -196,7 +197,7 @@ def _parse(args: argparse.Namespace) -> int:
                 print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
                 continue
             out.write(result)
-    return EXIT_FAILED if failures else EXIT_OK
+    return ExitCode.FAILED if failures else ExitCode.OK
 
 
 def _parse_archive(name: str, out: Any) -> int:
@@ -234,7 +235,7 @@ def _merge(args: argparse.Namespace) -> int:
             print(failure_line(name, error), file=sys.stderr)
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
-    return EXIT_FAILED if failures else EXIT_OK
+    return ExitCode.FAILED if failures else ExitCode.OK
 
 
 def failure_line(name: str, error: PubharvestError | OSError) -> str:

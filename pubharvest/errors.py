@@ -1,8 +1,9 @@
 """Every error pubharvest raises, as one tree. Each has a ``code`` (the outcome's name, as printed in
 ``path: code: message`` lines and stored in ledgers) and a one-line ``message``.
 
-This module imports nothing, so that every layer (parsers, scrapers, the command line) can raise
-from it without importing any other layer.
+This module imports nothing of pubharvest (only the standard library's ``enum``), so that every
+layer (parsers, scrapers, the command line) can raise from it without importing any other layer.
+It also declares ``ExitCode``, the command's exit statuses, which an engine's summary reports.
 
 Exception hierarchy::
 
@@ -38,13 +39,15 @@ blocked True True True
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 __all__ = [
     "PubharvestError",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised",
     "LayoutChanged", "BadRecords",
     "FetchError", "Unreachable", "HttpError", "HostBlocked", "NotFound", "RobotsDisallowed",
     "JobError", "StoreError",
-    "PARSE_CODES",
+    "PARSE_CODES", "ExitCode",
 ]
 
 
@@ -181,3 +184,18 @@ class StoreError(PubharvestError):
 PARSE_CODES: tuple[str, ...] = tuple(
     cls.code for cls in (Empty, Binary, Truncated, Blocked, NotFoundOrPrivate, Unrecognised, LayoutChanged)
 )
+
+
+class ExitCode(IntEnum):
+    """The exit statuses of the ``pubharvest`` command, declared once (the CLI and the engines use these).
+
+    >>> int(ExitCode.BLOCKED), ExitCode(4).name
+    (3, 'UNREACHABLE')
+    """
+
+    OK = 0  # everything asked for was done
+    FAILED = 1  # something failed (an input, a target, a write); the rest was done
+    USAGE = 2  # bad input before anything ran: arguments, a job file, a store that cannot be opened
+    BLOCKED = 3  # a site blocked the job (a CAPTCHA, 403, a long Retry-After); rerun later to resume
+    UNREACHABLE = 4  # no host could be reached and no target got a record
+    INTERRUPTED = 130  # stopped by Ctrl-C; what was committed stays, a rerun resumes

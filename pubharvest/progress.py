@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar, TaskID
 
 
 class Progress:
@@ -18,7 +21,8 @@ class Progress:
         self.bar = self.stream.isatty() if bar is None else bar
         self.pages = self.errors = self.done = 0
         self.waiting: dict[str, float] = {}
-        self._progress = self._task = None
+        self._progress: Bar | None = None
+        self._task = cast("TaskID", 0)  # the bar's task, once there is a bar
 
     def __enter__(self) -> Progress:
         if self.bar:

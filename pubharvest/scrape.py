@@ -9,55 +9,46 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .errors import ExitCode, JobError, PubharvestError
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
     from pubharvest.scrapers import Job, Summary, Target
+    from pubharvest.scrapers.engine import Sink
 
+    from .progress import Progress
     from .store import Store
 
 
 def scrape(args: argparse.Namespace) -> int:
     """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
-    from pubharvest.scrapers import JobError
-
     from .progress import Progress
-    from .errors import StoreError
 
+    store: Store | None = None
     try:
         job = job_of(args)
         if args.redis and args.engine != "scrapy":
             raise JobError("--redis needs --engine scrapy")
-    except JobError as error:
-        print(f"pubharvest scrape: {error.message}", file=sys.stderr)
-        return EXIT_USAGE
-    store = None
-    try:
         store = _open_store(job.store) if job.store else None
-        sinks = [] if store is None else [lambda run, target, record: store.save(run, target.id or target.url, record)]
-        if job.output is None and store is None:
-            sinks.append(_stdout_sink)
+        sinks = _sinks(job, store)
         with Progress(verbose=args.verbose) as progress:
             summary = _run(job, sinks, progress, args)
-    except JobError as error:
+    except PubharvestError as error:
+        # a bad job, or a store that cannot be opened, is bad input; a store that fails mid-job is not
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
-        return EXIT_USAGE
-    except StoreError as error:  # a store that cannot be opened is bad input; one that fails mid-job is not
-        print(f"pubharvest scrape: {error}", file=sys.stderr)
-        return EXIT_USAGE if store is None else EXIT_FAILED
+        return ExitCode.USAGE if store is None or isinstance(error, JobError) else ExitCode.FAILED
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     except sqlite3.Error as error:
         print(f"pubharvest scrape: {job.store}: the store cannot be used: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     except KeyboardInterrupt:  # a second Ctrl-C: stop at once; what was committed stays committed
         print("pubharvest scrape: interrupted again: stopped at once; finished targets are kept, "
               f"run `{_rerun_command(args)}` again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     finally:
         if store is not None:
             store.close()
@@ -66,23 +57,35 @@ def scrape(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
-def _run(job: Job, sinks: list, progress, args: argparse.Namespace) -> Summary:
+def _sinks(job: Job, store: Store | None) -> list[Sink]:
+    """Where each target's record goes besides the job's output file: the store, else stdout when nothing else."""
+    sinks: list[Sink] = []
+    if store is not None:
+        sinks.append(lambda run, target, record: store.save(run, target.id or target.url or "", record))
+    if job.output is None and store is None:
+        sinks.append(_stdout_sink)
+    return sinks
+
+
+def _run(job: Job, sinks: list[Sink], progress: Progress, args: argparse.Namespace) -> Summary:
     """The job's summary, from the engine ``args`` chose."""
-    if args.engine == "scrapy":
-        from pubharvest.scrapers import JobError
+    if args.engine != "scrapy":
+        from pubharvest.scrapers import run_job
 
-        try:
-            from pubharvest.scrapers.crawl import crawl_job
-        except ImportError as error:
-            raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
-                           "pip install 'pubharvest[scrapy]'") from None
-        summary = crawl_job(job, sinks, progress, new_run=args.new_run, redis_url=args.redis)
+        return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+    try:
         if args.redis:
-            _note_shared_limits(job)
-        return summary
-    from pubharvest.scrapers import run_job
-
-    return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
+            from pubharvest.scrapers.workers import join_job
+        else:
+            from pubharvest.scrapers.crawl import crawl_job
+    except ImportError as error:
+        raise JobError(f"--engine scrapy needs the scrapy extra ({error.name} is missing): "
+                       "pip install 'pubharvest[scrapy]'") from None
+    if not args.redis:
+        return crawl_job(job, sinks, progress, new_run=args.new_run)
+    summary = join_job(job, args.redis, sinks, progress, new_run=args.new_run)
+    _note_shared_limits(job)
+    return summary
 
 
 def _note_shared_limits(job: Job) -> None:
@@ -101,7 +104,7 @@ def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
     from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
 
-    overrides = {k: Path(v) for k, v in (("output", args.output), ("store", args.store), ("warc", args.warc)) if v}
+    overrides: dict[str, Any] = {k: Path(v) for k, v in (("output", args.output), ("warc", args.warc)) if v}
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)
     if args.job:
@@ -109,13 +112,9 @@ def job_of(args: argparse.Namespace) -> Job:
                                             ("--contact", args.contact), ("--base-url", args.base_url),
                                             ("--robots", args.robots)) if value]
         if one_off:
-            from pubharvest.scrapers import JobError
-
             raise JobError(f"{one_off[0]} belongs to the one-off form; with a job file, set it in the file")
         return dataclasses.replace(load_job(args.job), **overrides)
     if not (args.target_url or (args.site and args.target_id)):
-        from pubharvest.scrapers import JobError
-
         raise JobError("give a job file, or --site SITE --id ID, or --url URL")
     site = args.site or ""
     spec = JobSpec(name="one-off", contact=args.contact or os.environ.get("PUBHARVEST_CONTACT"),
@@ -135,7 +134,7 @@ def account(summary: Summary, rerun: str) -> list[str]:
     for host, reason in summary.blocked.items():
         lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "
                      f"pending. Wait (hours, not minutes), then run `{rerun}` again: finished targets are skipped.")
-    if summary.exit_code == 4:
+    if summary.exit_code == ExitCode.UNREACHABLE:
         lines.append("no host could be reached: check each site's base_url and the network, then run "
                      f"`{rerun}` again")
     elif pending and not summary.blocked:
@@ -148,22 +147,21 @@ def export_store(args: argparse.Namespace) -> int:
     """Write the store's profiles (or its citation history) as JSON Lines."""
     import json
 
-    from .output import open_output
-
     from .errors import StoreError
+    from .output import open_output
     from .store import is_database_url
 
     if not (is_database_url(args.store) or Path(args.store).is_file()):
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         store = _open_store(args.store)
     except StoreError as error:
         print(f"pubharvest store: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except sqlite3.Error as error:
         print(f"pubharvest store: {args.store}: not a pubharvest store ({error})", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         with open_output("jsonl", args.output) as out:
             if args.citations:
@@ -174,7 +172,7 @@ def export_store(args: argparse.Namespace) -> int:
                     out.write(result)
     finally:
         store.close()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _open_store(path: Path | str) -> Store:

@@ -20,10 +20,13 @@ from typing import Any
 _NAMES = {
     "pubharvest.errors": ("JobError", "FetchError", "HostBlocked", "HttpError", "RobotsDisallowed", "Unreachable"),
     "job": ("Job", "Target", "load_job", "job_from_toml"),
-    "runner": ("run_job", "Summary", "Outcome"),
+    "engine": ("Summary", "Outcome"),
+    "runner": ("run_job",),
     "crawl": ("crawl_job",),  # the Scrapy engine: needs pip install 'pubharvest[scrapy]'
+    "workers": ("join_job",),  # the Scrapy engine as one worker of many, through Redis
 }
-_WHERE = {name: module if "." in module else f"{__name__}.{module}" for module, names in _NAMES.items() for name in names}
+_WHERE = {name: module if "." in module else f"{__name__}.{module}"
+          for module, names in _NAMES.items() for name in names}
 __all__ = sorted(_WHERE)
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import BinaryIO
 
 from . import sites
 
@@ -51,7 +52,7 @@ class ArchiveWriter:
         return StatusAndHeadersParser.make_warc_id()
 
     def exchange(self, method: str, url: str, request_headers: list[tuple[str, str]],
-                 status: int | None = None, reason: str = "", response_headers: list[tuple[str, str]] = (),
+                 status: int | None = None, reason: str = "", response_headers: Sequence[tuple[str, str]] = (),
                  body: bytes = b"", record_id: str | None = None) -> None:
         """Write a request and, when one came, its response (named ``record_id``)."""
         try:
@@ -60,7 +61,7 @@ class ArchiveWriter:
             self.error = self.error or error
 
     def _exchange(self, method: str, url: str, request_headers: list[tuple[str, str]], status: int | None,
-                  reason: str, response_headers: list[tuple[str, str]], body: bytes, record_id: str | None) -> None:
+                  reason: str, response_headers: Sequence[tuple[str, str]], body: bytes, record_id: str | None) -> None:
         from warcio.statusandheaders import StatusAndHeaders
 
         target = url.split("://", 1)[-1]
@@ -170,7 +171,7 @@ def _page(record) -> ArchivedPage | None:
                         int(record.http_headers.get_statuscode() or 0), record.content_stream().read())
 
 
-def _page_at(stream, offset: int) -> ArchivedPage:
+def _page_at(stream: BinaryIO, offset: int) -> ArchivedPage | None:
     from warcio.archiveiterator import ArchiveIterator
 
     stream.seek(offset)
@@ -200,7 +201,7 @@ def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
             return
         for target in targets:
             site = sites.SITES[target.key.split(":", 1)[0]]
-            pages = [_page_at(stream, offset) for offset in target.offsets]
+            pages = list(filter(None, (_page_at(stream, offset) for offset in target.offsets)))
             try:
                 yield f"{path}#{target.key}", site.merge([parse(p.body, url=p.url) for p in pages])
             except ParseError as error:

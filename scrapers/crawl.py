@@ -1,14 +1,16 @@
 """The Scrapy engine: a job's targets fetched by one Scrapy spider, site knowledge from ``sites``.
 
 ``pubharvest scrape JOB.toml --engine scrapy`` runs :func:`crawl_job`: one process, one
-``CrawlerProcess``, the same records, outcomes and exit codes as the httpx runner. With a Redis URL
-the spider becomes one worker of many (``scrapers.workers``): scrapy-redis holds the queue and the
+``CrawlerProcess``, the same records, outcomes and exit codes as the httpx runner, because both
+hand pages to the same engine core (``engine.py``): parsing, a block page stopping its host, the
+merge of a target's pages, the commit order and the WARC info record. With a Redis URL
+(``workers.join_job``) the spider becomes one worker of many: scrapy-redis holds the queue and the
 duplicate filter, and every worker writes into the job's store.
 
 Each target is a chain of requests: the first URL from ``Site.first_url``, each next one from
 ``Site.next_url``; the parsed pages ride along in ``cb_kwargs`` (as JSON, so that a request can sit
-in Redis), and the last page yields one :class:`Finished` item, merged by ``Site.merge``. The item
-pipeline hands it to the job's sinks and ledger, as the httpx runner does.
+in Redis), and the last page yields one :class:`Finished` item (``engine.target_end``). The item
+pipeline hands it to ``CrawlEngine.settle``, which commits it as the httpx runner does.
 
 Needs the ``scrapy`` extra: ``pip install 'pubharvest[scrapy]'``.
 """
@@ -19,9 +21,9 @@ import asyncio
 import gzip
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import scrapy
 from scrapy import signals
@@ -34,21 +36,21 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
-from pubharvest.parsers import ParseError, parse
+from pubharvest.errors import (FetchError, HostBlocked, HttpError, NotFound, PubharvestError, RobotsDisallowed,
+                               Unreachable)
 from pubharvest.parsers.records import PageResult, from_json, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from pubharvest.errors import FetchError, HostBlocked, HttpError, NotFound, RobotsDisallowed, Unreachable
+from .engine import Blocks, Engine, Event, LedgerLike, Outcome, Sink, Summary, open_archive, target_end
 from .fetch import retry_after_seconds
 from .job import Job, Target
-from .runner import Outcome, Sink, Summary, failure_outcome
+from .journal import Ledger
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
 BLOCKED = "pubharvest_blocked"  # request.meta: HostGate's verdict on the response (a reason, or None)
 RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
-Event = Callable[..., None]
 
 
 @dataclass
@@ -70,44 +72,18 @@ class RedirectRefused(IgnoreRequest):
     """A redirect that means there is nothing to fetch (Scholar's sign-in page)."""
 
 
-class Blocks:
-    """Which hosts blocked this job, and why, and which asked it to wait (``Retry-After``, as a
-    time.time() deadline); ``workers.SharedBlocks`` shares both through Redis."""
-
-    def __init__(self) -> None:
-        self.hosts: dict[str, str] = {}
-        self.holds: dict[str, float] = {}
-
-    def hold(self, host: str, until: float) -> None:
-        self.holds[host] = max(self.holds.get(host, 0.0), until)
-
-    def held_until(self, host: str) -> float:
-        return self.holds.get(host, 0.0)
-
-    def reason(self, host: str) -> str | None:
-        return self.hosts.get(host)
-
-    def block(self, host: str, reason: str) -> bool:
-        """Record the block; True when it is news."""
-        if host in self.hosts:
-            return False
-        self.hosts[host] = reason
-        return True
-
-
 class ProfileSpider(scrapy.Spider):
     """Every target of a job, each a chain of page requests; yields one ``Finished`` per target."""
 
     name = "pubharvest"
 
-    def __init__(self, engine: CrawlEngine, seeds: Sequence[Target], blocks: Blocks | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, engine: CrawlEngine, seeds: Sequence[Target], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.engine, self.job, self.seeds = engine, engine.job, list(seeds)
         self.targets = {t.key: t for t in engine.job.targets}
-        self.blocks = blocks or Blocks()
+        self.blocks = engine.blocks
         self.on_event = engine.on_event
-        self.pages = 0
+        self.stop_host = engine.stop_host
         self.close_reason: str | None = None
 
     async def start(self) -> AsyncIterator[Request]:
@@ -129,49 +105,31 @@ class ProfileSpider(scrapy.Spider):
                    archived: list[str]) -> Iterator[Request | Finished]:
         """The next page's request, or the target's ``Finished`` item."""
         claim = response.meta.get(CLAIM)
-        try:
-            result = parse(response.body, url=response.url)
-        except ParseError as error:
-            if error.code == "blocked":  # a block page the middleware did not know; stop the host all the same
-                self.stop_host(sites.host_of(response.url), error.message)
-                error = HostBlocked(f"{sites.host_of(response.url)}: {error.message}")
-            yield self.failure(target, pages, archived, error, claim)
+        try:  # a block page the middleware did not know stops the host all the same
+            result = self.engine.parse_page(response.body, response.url)
+        except PubharvestError as error:
+            yield self.end(target, pages, archived, error, claim)
             return
-        self.pages += 1
-        self.on_event("page", url=response.url)
         pages = [*pages, to_json(result)]
         archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
         site = sites.SITES[self.targets[target].site]
         next_url = site.next_url(response.url, len(result.publications), sites.is_partial(result))
         if next_url is None:
-            yield self.finished(target, pages, archived, None, claim)
+            yield self.end(target, pages, archived, None, claim)
         else:
             yield self.page_request(next_url, target, pages, archived, claim)
 
     def failed(self, failure: Failure) -> Iterator[Finished]:
-        request = failure.request
+        request = failed_request(failure)
         kwargs = request.cb_kwargs
-        yield self.failure(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
-                           request.meta.get(CLAIM))
+        yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
+                       request.meta.get(CLAIM))
 
-    def failure(self, target: str, pages: list[bytes], archived: list[str], error: FetchError | ParseError,
-                claim: bytes | None) -> Finished:
-        """A target's end after a failed page: a partial record when earlier pages stand, else no record."""
-        if pages and isinstance(error, FetchError) and not error.transient:
-            return self.finished(target, pages, archived, f"stopped after {len(pages)} page(s): {error.message}", claim)
-        return Finished(target, failure_outcome(self.targets[target], error), None, claim)
-
-    def finished(self, target: str, pages: list[bytes], archived: list[str], stopped: str | None,
-                 claim: bytes | None) -> Finished:
-        results = [from_json(page) for page in pages]
-        record = sites.SITES[self.targets[target].site].merge(results)
-        status = "partial" if sites.is_partial(results[-1]) else "done"
-        outcome = Outcome(target, status, "partial" if stopped else None, stopped, len(results))
+    def end(self, target: str, pages: list[bytes], archived: list[str], error: PubharvestError | None,
+            claim: bytes | None) -> Finished:
+        """A target's ``Finished`` item, from its pages and the error that stopped them (None: the last page)."""
+        record, outcome = target_end(self.targets[target], [from_json(page) for page in pages], error)
         return Finished(target, outcome, record, claim, tuple(archived))
-
-    def stop_host(self, host: str, reason: str) -> None:
-        if self.blocks.block(host, reason):
-            self.on_event("blocked", host=host, reason=reason)
 
     def refuse_if_blocked(self, host: str) -> None:
         reason = self.blocks.reason(host)
@@ -195,7 +153,7 @@ class ProfileSpider(scrapy.Spider):
 
 def fetch_error(failure: Failure) -> FetchError:
     """The pubharvest error for a Scrapy failure, so that outcomes read as the httpx runner's do."""
-    error = failure.value
+    error, url = failure.value, failed_request(failure).url
     if isinstance(error, HostStopped):
         return HostBlocked(str(error))
     if isinstance(error, RedirectRefused):
@@ -204,11 +162,17 @@ def fetch_error(failure: Failure) -> FetchError:
         status = error.response.status
         return HttpError(f"HTTP {status} from {error.response.url}", status)
     if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
-        return RobotsDisallowed(f"robots.txt of {sites.host_of(failure.request.url)} disallows {failure.request.url}")
+        return RobotsDisallowed(f"robots.txt of {sites.host_of(url)} disallows {url}")
     network = (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)
     if isinstance(error, network) or "Timeout" in type(error).__name__:
-        return Unreachable(f"{type(error).__name__} fetching {failure.request.url}: {error or 'no detail'}")
-    return _Failed(f"{type(error).__name__} fetching {failure.request.url}: {error}")
+        return Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")
+    return _Failed(f"{type(error).__name__} fetching {url}: {error}")
+
+
+def failed_request(failure: Failure) -> Request:
+    """The request an errback's failure is about (Scrapy sets it on the failure)."""
+    request: Request = failure.request  # type: ignore[attr-defined]  # set by Scrapy, unknown to twisted's types
+    return request
 
 
 class _Failed(FetchError):
@@ -225,7 +189,7 @@ class HostGate(HTTP11DownloadHandler):
     """
 
     async def download_request(self, request: Request) -> Response:
-        spider: ProfileSpider = self.crawler.spider
+        spider = cast(ProfileSpider, self.crawler.spider)
         host = sites.host_of(request.url)
         spider.refuse_if_blocked(host)
         wait = spider.blocks.held_until(host) - time.time()
@@ -282,13 +246,15 @@ class BlockMiddleware:
     def spider(self) -> ProfileSpider:
         return self.crawler.spider
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request) -> Request | Response | None:
+        """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
             refusal = sites.SITES[self.spider.targets[target].site].redirect_refusal(request.url)
             if refusal:
                 raise RedirectRefused(refusal)
         self.spider.on_event("request", url=request.url)
+        return None
 
     def process_response(self, request: Request, response: Response) -> Response:
         self.spider.on_event("response", url=response.url, status=response.status)
@@ -344,30 +310,20 @@ class RecordPipeline:
         return item
 
 
-class CrawlEngine:
-    """What a crawl writes to and reports: sinks, ledger, summary and, with Redis, the shared queue."""
+class CrawlEngine(Engine):
+    """A crawl's engine core (``engine.Engine``) and, with Redis, the shared queue it works on."""
 
-    def __init__(self, job: Job, ledger: Any, sinks: Sequence[Sink], on_event: Event | None = None,
+    def __init__(self, job: Job, ledger: LedgerLike, sinks: Sequence[Sink], on_event: Event | None = None,
                  coordinator: Any = None, archive: ArchiveWriter | None = None) -> None:
-        self.job, self.ledger, self.sinks = job, ledger, list(sinks)
-        self.on_event = on_event or (lambda *a, **k: None)
-        self.coordinator, self.archive = coordinator, archive
-        self.summary = Summary(run=ledger.run)
+        super().__init__(job, ledger, sinks, on_event, archive)
+        self.coordinator = coordinator
         self.write_error: Exception | None = None
 
     def settle(self, item: Finished) -> None:
-        """Write a target's record (sinks first, then the ledger, as the httpx runner does) and note its outcome."""
+        """Commit a target's end (``Engine.commit``), say so, and release its queue claim."""
         target = next(t for t in self.job.targets if t.key == item.target)
-        if item.record is not None:
-            if self.archive is not None:
-                self.archive.target_done(self.ledger.run, target.key, item.outcome.status, list(item.archived))
-            for sink in self.sinks:
-                sink(self.ledger.run, target, item.record)
-        outcome = item.outcome
-        record = None if item.record is None else to_json(item.record)
-        self.ledger.commit(target.key, outcome.status, outcome.code, record)
-        self.summary.outcomes[target.key] = outcome
-        self.on_event("target", outcome=outcome)
+        self.commit(target, item.outcome, item.record, item.archived)
+        self.on_event("target", outcome=item.outcome)
         if self.coordinator is not None and item.claim is not None:
             self.coordinator.release(item.claim)
 
@@ -410,8 +366,11 @@ class CrawlEngine:
         return settings
 
     def crawl(self, seeds: Sequence[Target], blocks: Blocks | None = None) -> Summary:
-        """Run the spider over ``seeds`` in this process until the crawl ends (or Ctrl-C stops it)."""
+        """Run the spider over ``seeds`` in this process until the crawl ends (or Ctrl-C stops it);
+        ``blocks`` replaces the engine's own (workers share theirs through Redis)."""
         started = time.perf_counter()
+        if blocks is not None:
+            self.blocks = blocks
         process = CrawlerProcess(self.settings())
         crawler = process.create_crawler(ProfileSpider)
         if self.coordinator is not None:
@@ -420,7 +379,7 @@ class CrawlEngine:
             crawler.signals.connect(self.coordinator.on_closed, signal=signals.spider_closed)
         unfinished = len(self.unsettled())
         self.on_event("start", targets=unfinished, skipped=len(self.job.targets) - unfinished)
-        process.crawl(crawler, engine=self, seeds=seeds, blocks=blocks)
+        process.crawl(crawler, engine=self, seeds=seeds)
         try:
             process.start()
         finally:
@@ -435,14 +394,10 @@ class CrawlEngine:
         stats = crawler.stats.get_stats()
         summary.requests = stats.get("downloader/request_count", 0)
         summary.retries = stats.get("retry/count", 0)
-        summary.pages = spider.pages
-        summary.blocked = dict(spider.blocks.hosts)
+        summary.blocked = dict(self.blocks.hosts)
         summary.interrupted = spider.close_reason == "shutdown"
         summary.wall_seconds = time.perf_counter() - started
-        for key in self.unsettled():
-            code = "interrupted" if summary.interrupted else "unfinished"
-            stopped = Outcome(key, "pending", code, "the job stopped before this target finished")
-            summary.outcomes.setdefault(key, stopped)
+        self.leave_pending(self.unsettled(), "interrupted" if summary.interrupted else "unfinished")
         return summary
 
     def unsettled(self) -> list[str]:
@@ -451,19 +406,10 @@ class CrawlEngine:
         return [t.key for t in self.job.targets if t.key not in finished and t.key not in self.summary.outcomes]
 
 
-def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = None, new_run: bool = False,
-              redis_url: str | None = None) -> Summary:
-    """Run (or resume) ``job`` under Scrapy; with ``redis_url``, as one worker of many sharing its queue."""
-    if redis_url:
-        from .workers import join_job
-
-        return join_job(job, redis_url, sinks, on_event, new_run=new_run)
-    from .journal import Ledger
-
+def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = None, new_run: bool = False) -> Summary:
+    """Run (or resume) ``job`` under Scrapy in this process (``workers.join_job`` runs it as one worker of many)."""
     ledger = Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run)
-    archive = ArchiveWriter(job.warc, {"software": "pubharvest", "engine": "scrapy", "job": job.name, "run": ledger.run,
-                                       "http-header-user-agent": job.fetch.user_agent}) if job.warc else None
-    engine = CrawlEngine(job, ledger, sinks, on_event, archive=archive)
+    engine = CrawlEngine(job, ledger, sinks, on_event, archive=open_archive(job, ledger.run, engine="scrapy"))
     todo = [t for t in job.targets if t.key not in ledger.finished]
     summary = engine.crawl(todo)
     summary.skipped = len(job.targets) - len(todo)

@@ -22,17 +22,19 @@ import asyncio
 import email.utils
 import random
 import time
-from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 from protego import Protego
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from pubharvest.errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+
 from . import sites
 from .archive import ArchiveWriter
-from pubharvest.errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from .engine import Blocks, Event, stop_host
 from .job import FetchSettings
 
 _RETRYABLE_TRANSPORT = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
@@ -69,7 +71,6 @@ class Host:
     robots_error: FetchError | None = None
     robots_read: bool = False
     robots_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    blocked: str | None = None
 
     def slow_down(self, interval: float) -> None:
         self.interval = max(self.interval, interval)
@@ -83,16 +84,14 @@ class _RetryLater(FetchError):
         self.final, self.retry_after = final, retry_after
 
 
-Event = Callable[..., None]
-
-
 class Fetcher:
     """GETs pages for a job; one instance per job, used from one event loop."""
 
     def __init__(self, settings: FetchSettings, client: httpx.AsyncClient, archive: ArchiveWriter | None = None,
                  on_event: Event | None = None, site_hosts: dict[str, str] | None = None,
-                 writer: Executor | None = None) -> None:
+                 writer: Executor | None = None, blocks: Blocks | None = None) -> None:
         self.settings, self.client, self.archive, self.writer = settings, client, archive, writer
+        self.blocks = blocks or Blocks()  # shared with the engine, which stops a host on a block page too
         self.on_event = on_event or (lambda *a, **k: None)
         self.site_hosts = site_hosts or {}  # host -> site, for per-site rates
         self.hosts: dict[str, Host] = {}
@@ -106,9 +105,6 @@ class Fetcher:
             interval = 1.0 / rate if rate > 0 else 0.0
             self.hosts[name] = Host(name, interval, asyncio.Semaphore(self.settings.per_host))
         return self.hosts[name]
-
-    def blocked_hosts(self) -> dict[str, str]:
-        return {h.name: h.blocked for h in self.hosts.values() if h.blocked}
 
     async def check_robots(self, url: str) -> None:
         """Raise ``RobotsDisallowed`` when robots.txt forbids ``url`` (unless the job ignores robots)."""
@@ -133,7 +129,7 @@ class Fetcher:
             host.robots_error = Unreachable(f"robots.txt of {host.name} answered HTTP {error.status}; "
                                             "not fetching from a host whose rules are unknown")
             return
-        except (Unreachable, HostBlocked) as error:
+        except FetchError as error:  # unreachable, or blocked: its pages fail the same way
             host.robots_error = error
             return
         host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
@@ -179,7 +175,7 @@ class Fetcher:
                 return await self._send(host, url)
 
     async def _send(self, host: Host, url: str) -> Response:
-        if host.blocked:
+        if self.blocks.reason(host.name):
             raise HostBlocked(f"request not sent: {host.name} had blocked the job")
         self.stats.requests += 1
         started = time.perf_counter()
@@ -219,7 +215,7 @@ class Fetcher:
             if retry_after is not None and retry_after > self.settings.max_retry_after:
                 self.block(host.name, f"HTTP {status} asking to wait {retry_after:.0f} s (Retry-After), "
                                       f"more than max_retry_after = {self.settings.max_retry_after:.0f} s")
-                raise HostBlocked(f"{host.name}: {host.blocked}")
+                raise HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
             raise _RetryLater(HttpError(f"HTTP {status} from {url}", status), retry_after)
@@ -229,15 +225,13 @@ class Fetcher:
 
     def block(self, host: str, reason: str) -> None:
         """Stop every further request to ``host``."""
-        state = self.hosts[host]
-        if not state.blocked:
-            state.blocked = reason
-            self.on_event("blocked", host=host, reason=reason)
+        stop_host(self.blocks, self.on_event, host, reason)
 
     def _archive(self, url: str, response: httpx.Response | None) -> str | None:
         """Queue the exchange for the archive (on the writer thread when there is one); the response's record id."""
         if self.archive is None:
             return None
+        args: tuple[Any, ...]
         if response is None:
             args = ("GET", url, list(self.client.headers.items()))
             record_id = None

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from . import sites
 from pubharvest.errors import JobError
+
+from . import sites
 
 _CONTACT = re.compile(r"@|https?://")
 DEFAULT_STORE = "pubharvest.sqlite"  # where a job file's records go when it names no output and no store
@@ -168,8 +170,6 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
 
 def user_agent(spec: JobSpec, name: str) -> str:
     """The User-Agent: the job's own, or one built from its name and contact; either must name a contact."""
-    from pubharvest import __version__
-
     if spec.user_agent:
         if not _CONTACT.search(spec.user_agent):
             raise JobError("user_agent must include a contact (an e-mail address or an http(s) URL)")
@@ -177,7 +177,18 @@ def user_agent(spec: JobSpec, name: str) -> str:
     if not spec.contact or not _CONTACT.search(spec.contact):
         raise JobError("set contact (an e-mail address or URL the site can reach you at): "
                        "it goes into the User-Agent, so that a site can tell who runs the job")
-    return f"pubharvest/{__version__} (job {name}; +{spec.contact})"
+    return f"pubharvest/{version()} (job {name}; +{spec.contact})"
+
+
+def version() -> str:
+    """The installed pubharvest's version (read from its metadata, not from the package above this one)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("pubharvest")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 
 def _check_limits(spec: JobSpec) -> None:
@@ -192,19 +203,32 @@ def _target(spec: TargetSpec, index: int) -> Target:
     if spec.url:
         site = spec.site or sites.site_of_url(spec.url)
         if site is None:
-            raise JobError(f"{where}: no known site serves {spec.url!r}; add site = \"scholar\", \"msr\" or \"elamur\"")
-        if site not in sites.SITES:
-            raise JobError(f"{where}: unknown site {site!r} (known: {', '.join(sites.SITES)})")
+            raise JobError(f"{where}: no known site serves {spec.url!r}; add site = {one_of(sites.SITES)}")
+        _check_site(site, where)
         return Target(site=site, url=spec.url)
     if not spec.site or not spec.id:
         raise JobError(f"{where}: give site and id, or url")
-    if spec.site not in sites.SITES:
-        raise JobError(f"{where}: unknown site {spec.site!r} (known: {', '.join(sites.SITES)})")
+    _check_site(spec.site, where)
     try:
         sites.SITES[spec.site].check_id(spec.id)
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
+    except JobError as error:
+        raise JobError(f"{where}: {error.message}") from None
     return Target(site=spec.site, id=spec.id)
+
+
+def _check_site(site: str, where: str) -> None:
+    if site not in sites.SITES:
+        raise JobError(f"{where}: unknown site {site!r} (known: {', '.join(sites.SITES)})")
+
+
+def one_of(names: Iterable[str]) -> str:
+    """Names quoted as a TOML value would be, the last two joined by "or".
+
+    >>> one_of(["scholar", "msr", "elamur"]), one_of(["scholar"])
+    ('"scholar", "msr" or "elamur"', '"scholar"')
+    """
+    quoted = [f'"{name}"' for name in names]
+    return " or ".join(filter(None, [", ".join(quoted[:-1]), quoted[-1]]))
 
 
 def store_location(root: Path, value: str | None) -> Path | str | None:

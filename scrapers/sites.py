@@ -1,7 +1,13 @@
 """What each site needs from a scraper: the URL of a target, the next page, what a block looks like.
 
+A site's identity (name, base URL, hosts, id pattern, profile URL) is the one its parser module
+declares (``SITE = SiteInfo(...)``, read through ``pubharvest.parsers.site_info``); a site whose
+scraping differs (Scholar pages, refuses its sign-in redirect and merges its pages) overrides
+``Site`` in ``_BEHAVIOURS``. A site registered in ``pubharvest.parsers.SITES`` and named nowhere
+here is scraped from its registry entry alone: its profile URL, one page.
+
 Pure functions over URLs, status codes and parsed pages, with no HTTP client in sight, so that
-the asyncio runner here and Scrapy spiders later share them.
+both engines (httpx and Scrapy) share them; the parser modules are imported on first use.
 
 >>> from pubharvest.scrapers.job import Target
 >>> SITES["scholar"].first_url(Target("scholar", id="abcdefAAAAJ"), "https://scholar.google.com")
@@ -14,48 +20,64 @@ the asyncio runner here and Scrapy spiders later share them.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
 
+from pubharvest.errors import Blocked, JobError, ParseError
+
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
+    from pubharvest.parsers.site import SiteInfo
 
 PAGE_SIZE = 100  # Scholar clamps pagesize to 20..100
 MAX_PAGES = 200  # a runaway guard: 20,000 Scholar rows
 MAX_REDIRECTS = 5
 
 
-class _TargetLike(Protocol):
-    site: str
-    id: str | None
-    url: str | None
+class _TargetLike(Protocol):  # job.Target, which imports this module
+    @property
+    def site(self) -> str: ...
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def url(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
 class Site:
-    """One site's knowledge. Subclasses override what differs."""
+    """One site as a scraper sees it: its identity from the registry, and the default behaviour
+    (the profile URL, one page, redirects followed); subclasses override what differs."""
 
-    name: str
-    base_url: str
-    hosts: tuple[str, ...]
-    id_pattern: str
-    id_example: str
+    info: SiteInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def base_url(self) -> str:
+        return self.info.base_url
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return self.info.hosts
 
     def check_id(self, value: str) -> None:
-        """Raise ``ValueError`` when ``value`` cannot be an id on this site."""
-        if not re.fullmatch(self.id_pattern, value):
-            raise ValueError(f"{value!r} is not a {self.name} id (like {self.id_example!r})")
+        """Raise ``JobError`` when ``value`` cannot be an id on this site."""
+        try:
+            self.info.check_id(value)
+        except ValueError as error:
+            raise JobError(str(error)) from None
 
     def first_url(self, target: _TargetLike, base_url: str) -> str:
-        """The first URL to fetch for ``target``."""
-        return target.url or self.profile_url(base_url.rstrip("/"), target.id or "")
-
-    def profile_url(self, base: str, ident: str) -> str:
-        raise NotImplementedError
+        """The first URL to fetch for ``target``: the URL it gives, else its profile on ``base_url``."""
+        return target.url or self.info.profile_url(target.id or "", base_url)
 
     def next_url(self, url: str, rows: int, more: bool) -> str | None:
         """The page after ``url``, given the rows it held and whether it says more follow; None at the end."""
@@ -71,8 +93,8 @@ class Site:
 
 
 class Scholar(Site):
-    def profile_url(self, base: str, ident: str) -> str:
-        return f"{base}/citations?user={quote(ident)}&hl=en&pagesize={PAGE_SIZE}"
+    """Scholar lists a profile's rows 100 at a time ("Show more"), and sends a missing or private
+    profile to Google's sign-in page."""
 
     def first_url(self, target: _TargetLike, base_url: str) -> str:
         if target.url:  # a profile URL as given, asked for its largest page
@@ -96,41 +118,55 @@ class Scholar(Site):
     def merge(self, pages: list[PageResult]) -> PageResult:
         from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
 
-        first, warnings = pages[0], []
+        warnings = []
         for page in pages:
             warnings += [w for w in page.warnings if w.code != "partial" and w not in warnings]
-        merged = msgspec.structs.replace(first, publications=[], warnings=warnings)
+        merged = msgspec.structs.replace(pages[0], publications=[], warnings=warnings)
         merged.publications = distinct([pub for page in pages for pub in page.publications], merged)
-        publications = merged.publications
         if is_partial(pages[-1]):
-            merged.warn("partial", f"the record holds the first {len(publications)} rows of a longer list "
+            merged.warn("partial", f"the record holds the first {len(merged.publications)} rows of a longer list "
                                    f"({len(pages)} page(s) fetched): the next page could not be fetched")
         return merged
 
 
-class Msr(Site):
-    def profile_url(self, base: str, ident: str) -> str:
-        return f"{base}/en-us/research/people/{quote(ident)}/publications/"
+
+_BEHAVIOURS: dict[str, type[Site]] = {"scholar": Scholar}  # sites whose scraping differs from the default
 
 
-class Elamur(Site):
-    def profile_url(self, base: str, ident: str) -> str:
-        return f"{base}/free/en/authors/{quote(ident)}/"
+class _Registry(Mapping[str, Site]):
+    """Every site of ``pubharvest.parsers.SITES``, in its order, as a ``Site`` (built on first use)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Site] = {}
+
+    @staticmethod
+    def _names() -> tuple[str, ...]:
+        from pubharvest import parsers
+
+        return parsers.SITES
+
+    def __getitem__(self, name: str) -> Site:
+        if name not in self._names():
+            raise KeyError(name)
+        if name not in self._built:
+            from pubharvest.parsers import site_info
+
+            self._built[name] = _BEHAVIOURS.get(name, Site)(site_info(name))
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
-SITES: dict[str, Site] = {
-    "scholar": Scholar("scholar", "https://scholar.google.com", ("scholar.google.",),
-                       r"[A-Za-z0-9_-]{8,20}", "qc6CJjYAAAAJ"),
-    "msr": Msr("msr", "https://www.microsoft.com", ("microsoft.com",), r"[a-z0-9][a-z0-9._-]*", "adaexample"),
-    "elamur": Elamur("elamur", "https://md.research.elamur.ai", ("research.elamur.ai",),
-                     r"[a-z0-9][a-z0-9-]*", "olatunji-ruwase"),
-}
+SITES: Mapping[str, Site] = _Registry()
 
 
 def site_of_url(url: str) -> str | None:
     """The site whose host serves ``url``, else None."""
-    host = urlsplit(url).hostname or ""
-    return next((s.name for s in SITES.values() if any(h in host for h in s.hosts)), None)
+    return next((s.name for s in SITES.values() if s.info.serves(url)), None)
 
 
 def is_partial(result: PageResult) -> bool:
@@ -151,14 +187,14 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
     if "/sorry/" in urlsplit(url).path:
         return "the site sent its \"unusual traffic\" page"
     if (status != 200 or ok_pages) and body:
-        from pubharvest.parsers import Blocked, refuse_block_pages
+        from pubharvest.parsers import refuse_block_pages
         from pubharvest.parsers.page import Document
 
         try:
             refuse_block_pages(Document.from_input(body))
         except Blocked as error:
             return f"HTTP {status}: {error.message}"
-        except Exception:  # an undecodable error body is simply not a CAPTCHA page
+        except ParseError:  # an empty, binary or undecodable error body is simply not a CAPTCHA page
             return None
     return None
 

@@ -34,11 +34,12 @@ from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
-from .crawl import CLAIM, Blocks, CrawlEngine, ProfileSpider
 from pubharvest.errors import JobError
+
+from .crawl import CLAIM, CrawlEngine, ProfileSpider
+from .engine import Blocks, Sink, Summary
 from .job import Job, Target
 from .journal import FINISHED
-from .runner import Sink, Summary
 
 DEFAULT_TTL = 10.0  # seconds without a heartbeat before a worker's claims are given to others
 
@@ -79,7 +80,7 @@ class Coordinator:
         Call it holding ``seeding()``, and seed before letting go, so that only one worker seeds a run.
         """
         self.beat()
-        run = self._text(self.server.get(self.key("run")))
+        run = _text_or_none(self.server.get(self.key("run")))
         finished = self.finished()
         if run is None or new_run or all(t.key in finished for t in self.job.targets):
             run = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
@@ -110,7 +111,7 @@ class Coordinator:
                 queue.push(request)
 
     def finished(self) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in self.server.hgetall(self.key("finished")).items()}
+        return {_text(k): _text(v) for k, v in self.server.hgetall(self.key("finished")).items()}
 
     def finish(self, target: str, outcome: str) -> None:
         self.server.hset(self.key("finished"), target, outcome)
@@ -122,7 +123,7 @@ class Coordinator:
 
     def release(self, claim: bytes) -> None:
         """Drop a claim whose outcome is safe (the record is stored)."""
-        self.server.lrem(self.claims, 1, claim)
+        self.server.lrem(self.claims, 1, claim)  # type: ignore[arg-type]  # a claim is bytes: the encoded request
 
     def claimed(self) -> bool:
         """Whether any worker holds a claim."""
@@ -166,9 +167,15 @@ class Coordinator:
             "REDIS_URL": self.url,
         }
 
-    @staticmethod
-    def _text(value: bytes | None) -> str | None:
-        return None if value is None else value.decode()
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis reply as text (replies are bytes; redis-py's types say either)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _text_or_none(value: bytes | str | None) -> str | None:
+    return None if value is None else _text(value)
 
 
 class ClaimQueue(Base):
@@ -230,7 +237,7 @@ class SharedBlocks(Blocks):
         if host not in self.hosts:
             shared = self.coordinator.server.hget(self.coordinator.key("blocked"), host)
             if shared is not None:
-                self.hosts[host] = shared.decode()
+                self.hosts[host] = _text(shared)
         return self.hosts.get(host)
 
     def block(self, host: str, reason: str) -> bool:

@@ -18,6 +18,7 @@ import struct
 import sys
 import threading
 import time
+from typing import Self
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -67,7 +68,7 @@ class FakeSite:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> FakeSite:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

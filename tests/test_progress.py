@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from pubharvest.progress import Progress
-from pubharvest.scrapers.runner import Outcome
+from pubharvest.scrapers.engine import Outcome
 
-EVENTS = [("start", {"targets": 2, "skipped": 1}), ("request", {"url": "http://h/a"}),
-          ("response", {"url": "http://h/a", "status": 200}), ("page", {"url": "http://h/a"}),
-          ("wait", {"host": "h", "seconds": 5.0}), ("retry", {"reason": "HTTP 503", "wait": 1.0}),
-          ("blocked", {"host": "h", "reason": "CAPTCHA"}), ("target", {"outcome": Outcome("scholar:x", "done")})]
+EVENTS: list[tuple[str, dict[str, Any]]] = [
+    ("start", {"targets": 2, "skipped": 1}), ("request", {"url": "http://h/a"}),
+    ("response", {"url": "http://h/a", "status": 200}), ("page", {"url": "http://h/a"}),
+    ("wait", {"host": "h", "seconds": 5.0}), ("retry", {"reason": "HTTP 503", "wait": 1.0}),
+    ("blocked", {"host": "h", "reason": "CAPTCHA"}), ("target", {"outcome": Outcome("scholar:x", "done")})]
 
 
 def feed(progress: Progress) -> None:

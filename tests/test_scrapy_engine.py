@@ -80,7 +80,8 @@ def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
 
     with FakeSite() as site:
         real_page = site.page
-        site.page = lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path)
+        setattr(site, "page",
+                lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path))
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
                         {"scholar": site.url}, retries=3, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")
@@ -131,7 +132,7 @@ def test_a_redirect_to_the_google_sign_in_page_is_not_followed() -> None:
     with pytest.raises(RedirectRefused) as refused:
         middleware.process_request(sign_in)
     failure = Failure(refused.value)
-    failure.request = sign_in
+    failure.request = sign_in  # type: ignore[attr-defined]  # as Scrapy sets it on an errback's failure
     error = fetch_error(failure)
     assert (error.code, error.transient) == ("not_found_or_private", False)
     assert "sign-in page" in error.message

@@ -1,16 +1,26 @@
-"""Site knowledge (``scrapers.sites``): URLs, paging, robots.txt rules, blocks, merging pages.
-No HTTP here: this module is what Scrapy spiders will share."""
+"""Site knowledge (``scrapers.sites``): URLs, paging, robots.txt rules, blocks, merging pages, all
+derived from the parsers' registry. No network here (the toy site is served by a mock transport):
+``sites`` is what both engines share."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import subprocess
 import sys
+import types
+from typing import Any
 
+import httpx
+import pytest
 from protego import Protego
 
 import pubharvest.parsers as parsers
+from pubharvest.errors import JobError
+from pubharvest.parsers.site import SiteInfo
 from pubharvest.scrapers import sites
-from pubharvest.scrapers.job import Target
+from pubharvest.scrapers.job import Target, job_from_toml
+from pubharvest.scrapers.runner import run_job
 
 from fakesite import scholar_page
 
@@ -20,7 +30,8 @@ SCHOLAR_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\
 
 
 def test_site_knowledge_imports_no_http_client() -> None:
-    code = "import sys, pubharvest.scrapers.sites; assert 'httpx' not in sys.modules and 'pubharvest.scrapers.fetch' not in sys.modules"
+    code = ("import sys, pubharvest.scrapers.sites; "
+            "assert 'httpx' not in sys.modules and 'pubharvest.scrapers.fetch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -49,7 +60,8 @@ def test_scholar_robots_rules_allow_the_profile_but_not_its_next_pages() -> None
     rules = Protego.parse(SCHOLAR_ROBOTS)
     first = sites.SITES["scholar"].first_url(Target("scholar", id=USER), "https://scholar.google.com")
     assert rules.can_fetch(first, "pubharvest/0.1")
-    assert not rules.can_fetch(sites.SITES["scholar"].next_url(first, 100, True), "pubharvest/0.1")
+    following = sites.SITES["scholar"].next_url(first, 100, True)
+    assert following is not None and not rules.can_fetch(following, "pubharvest/0.1")
 
 
 def test_merge_joins_pages_once_each_and_says_when_pages_are_missing() -> None:
@@ -70,7 +82,8 @@ def test_blocks_are_told_by_status_redirect_and_markup(read_corpus) -> None:
     url = f"https://scholar.google.com/citations?user={USER}"
     assert sites.block_reason(403, url, forbidden)
     assert sites.block_reason(302, "https://www.google.com/sorry/index?continue=x", b"")
-    assert "CAPTCHA" in sites.block_reason(429, url, captcha)
+    reason = sites.block_reason(429, url, captcha)
+    assert reason is not None and "CAPTCHA" in reason
     assert sites.block_reason(429, url, b"Too many requests") is None  # a plain 429 is retried, not a block
     assert sites.block_reason(200, url, scholar_page(USER, 4, 0, 100).encode()) is None
 
@@ -79,3 +92,50 @@ def test_site_of_url() -> None:
     assert sites.site_of_url("https://scholar.google.co.uk/citations?user=x") == "scholar"
     assert sites.site_of_url("https://www.microsoft.com/en-us/research/people/x/") == "msr"
     assert sites.site_of_url("https://example.org/") is None
+
+
+def toy_parser() -> types.ModuleType:
+    """A fourth site as a parser module declares it: ``SITE``, ``sniff`` and ``parse``, nothing for the scrapers."""
+    from pubharvest.parsers.page import Document
+    from pubharvest.parsers.records import PageResult, Profile
+
+    def parse(doc: Document) -> PageResult:
+        name = doc.text.split("<h1>")[1].split("</h1>")[0]
+        site: Any = "toy"  # a registered name, whether or not the record model's type lists it
+        return PageResult(site=site, page="profile", profile=Profile(name=name))
+
+    toy = types.ModuleType("pubharvest.parsers.toy")
+    vars(toy).update(
+        SITE=SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org", hosts=("toy.example.org",),
+                      id_pattern=r"[a-z]+", id_example="ada", profile_path="/people/{id}/", page_kinds=("profile",)),
+        sniff=lambda doc: "profile" if "toy-profile" in doc.text else None,
+        parse=parse,
+    )
+    return toy
+
+
+def test_a_site_only_in_the_parsers_registry_gets_a_working_scraper(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "pubharvest.parsers.toy", toy_parser())
+    monkeypatch.setattr(parsers, "SITES", (*parsers.SITES, "toy"))
+    toy = sites.SITES["toy"]
+    assert list(sites.SITES) == ["scholar", "msr", "elamur", "toy"] and type(toy) is sites.Site
+    assert toy.first_url(Target("toy", id="ada"), toy.base_url) == "https://toy.example.org/people/ada/"
+    assert sites.site_of_url("https://www.toy.example.org/people/ada/") == "toy"
+    with pytest.raises(JobError, match=r"known: scholar, msr, elamur, toy\)"):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nsite = "nope"\nid = "x"')
+    with pytest.raises(JobError, match=r'add site = "scholar", "msr", "elamur" or "toy"'):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nurl = "https://example.org/x"')
+    with pytest.raises(JobError, match=r"'Ada' is not a toy id \(like 'ada'\)"):
+        job_from_toml('contact = "a@b.org"\n[[targets]]\nsite = "toy"\nid = "Ada"')
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/people/ada/":
+            return httpx.Response(200, text="<html><body class=toy-profile><h1>Ada Toy</h1></body></html>")
+        return httpx.Response(404)
+
+    job = job_from_toml('contact = "a@b.org"\noutput = "out.jsonl"\nrate = 0\n[[targets]]\nsite = "toy"\nid = "ada"',
+                        root=tmp_path)
+    summary = asyncio.run(run_job(job, transport=httpx.MockTransport(serve)))
+    assert summary.exit_code == 0 and summary.counts()["done"] == 1
+    [record] = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert (record["site"], record["profile"]["name"]) == ("toy", "Ada Toy")

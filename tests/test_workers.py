@@ -76,7 +76,7 @@ def stored(postgres_url: str) -> dict[str, list]:
         links = db.execute("SELECT site || ':' || profile_id, count(*) FROM profile_publications "
                            "GROUP BY 1 ORDER BY 1").fetchall()
         snapshots = db.execute("SELECT run_id, count(*) FROM citation_snapshots GROUP BY 1").fetchall()
-        publications = db.execute("SELECT count(*) FROM publications").fetchone()[0]
+        (publications,) = db.execute("SELECT count(*) FROM publications").fetchall()[0]
     return {"profiles": sorted(p for (p,) in profiles), "links": links, "snapshots": snapshots,
             "publications": publications}
 

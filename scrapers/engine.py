@@ -1,0 +1,216 @@
+"""What every engine shares, from a fetched page to a committed target; an engine holds only how it fetches.
+
+The httpx runner (``runner.py``) and the Scrapy engine (``crawl.py``, and its Redis workers in
+``workers.py``) both subclass :class:`Engine`, which owns:
+
+- parsing a page: a block page (CAPTCHA, "unusual traffic", 403) stops its host, said once, and
+  fails the target as ``HostBlocked`` (:meth:`Engine.parse_page`, :meth:`Engine.stop_host`);
+- a target's end: its pages merged into one record and an outcome, or the outcome of its failure
+  (:func:`target_end`);
+- the commit order, archive -> sinks -> ledger, so that a crash between two steps redoes the
+  target and loses nothing (:meth:`Engine.commit`);
+- the WARC info record (:func:`open_archive`), and the :class:`Summary` with its exit code.
+
+>>> Summary(run="r", outcomes={"scholar:x": Outcome("scholar:x", "done")}).exit_code
+<ExitCode.OK: 0>
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pubharvest.errors import Blocked, ExitCode, FetchError, HostBlocked, PubharvestError
+from pubharvest.parsers import parse
+from pubharvest.parsers.records import PageResult, to_json
+
+from . import sites
+from .archive import ArchiveWriter
+from .job import Job, Target
+
+# (run id, target, merged record) -> None; called before the ledger says the target is done
+Sink = Callable[[str, Target, PageResult], None]
+Event = Callable[..., None]
+
+
+class LedgerLike(Protocol):
+    """What an engine commits to: ``journal.Ledger``, or ``workers.SharedLedger`` for a shared run."""
+
+    run: str
+
+    @property
+    def finished(self) -> dict[str, str]: ...
+
+    def commit(self, target: str, outcome: str, code: str | None, record: bytes | None) -> None: ...
+
+
+@dataclass
+class Outcome:
+    """How a target ended: ``done``, ``partial`` (done, but not every page could be fetched),
+    ``failed`` (nothing a rerun would change) or ``pending`` (a rerun fetches it again)."""
+
+    target: str
+    status: str
+    code: str | None = None
+    message: str | None = None
+    pages: int = 0
+
+
+@dataclass
+class Summary:
+    """What a run did: each target's outcome, the hosts that blocked it, and its counts and times."""
+
+    run: str
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    skipped: int = 0  # finished by an earlier attempt at this run
+    blocked: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    requests: int = 0
+    retries: int = 0
+    pages: int = 0
+    wall_seconds: float = 0.0
+    fetch_seconds: float = 0.0
+    parse_seconds: float = 0.0
+
+    def counts(self) -> Counter[str]:
+        return Counter(o.status for o in self.outcomes.values())
+
+    @property
+    def exit_code(self) -> ExitCode:
+        codes = {o.code for o in self.outcomes.values() if o.status in ("failed", "pending")}
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.blocked:
+            return ExitCode.BLOCKED
+        if "unreachable" in codes and not self.counts()["done"] + self.counts()["partial"]:
+            return ExitCode.UNREACHABLE
+        return ExitCode.FAILED if codes else ExitCode.OK
+
+    def line(self) -> str:
+        """One line: what the run did."""
+        counts = self.counts()
+        parts = [f"{counts[s]} {s}" for s in ("done", "partial", "failed", "pending") if counts[s]]
+        if self.skipped:
+            parts.append(f"{self.skipped} already finished")
+        return (f"run {self.run}: {', '.join(parts) or 'nothing to do'}; {self.pages} pages, "
+                f"{self.requests} requests ({self.retries} retries) in {self.wall_seconds:.1f} s"
+                + ("; interrupted" if self.interrupted else ""))
+
+
+class Blocks:
+    """Which hosts blocked this job, and why, and which asked it to wait (``Retry-After``, as a
+    time.time() deadline); ``workers.SharedBlocks`` shares both through Redis."""
+
+    def __init__(self) -> None:
+        self.hosts: dict[str, str] = {}
+        self.holds: dict[str, float] = {}
+
+    def hold(self, host: str, until: float) -> None:
+        self.holds[host] = max(self.holds.get(host, 0.0), until)
+
+    def held_until(self, host: str) -> float:
+        return self.holds.get(host, 0.0)
+
+    def reason(self, host: str) -> str | None:
+        return self.hosts.get(host)
+
+    def block(self, host: str, reason: str) -> bool:
+        """Record the block; True when it is news."""
+        if host in self.hosts:
+            return False
+        self.hosts[host] = reason
+        return True
+
+
+def stop_host(blocks: Blocks, on_event: Event, host: str, reason: str) -> None:
+    """No further request goes to ``host``; the ``blocked`` event is sent the first time only."""
+    if blocks.block(host, reason):
+        on_event("blocked", host=host, reason=reason)
+
+
+def _ignore(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+class Engine:
+    """One job's run as every engine runs it: what it writes to (archive, sinks, ledger) and reports."""
+
+    def __init__(self, job: Job, ledger: LedgerLike, sinks: Sequence[Sink] = (), on_event: Event | None = None,
+                 archive: ArchiveWriter | None = None) -> None:
+        self.job, self.ledger, self.sinks, self.archive = job, ledger, list(sinks), archive
+        self.on_event: Event = on_event or _ignore
+        self.blocks = Blocks()
+        self.summary = Summary(run=ledger.run)
+
+    def stop_host(self, host: str, reason: str) -> None:
+        stop_host(self.blocks, self.on_event, host, reason)
+
+    def parse_page(self, body: bytes, url: str) -> PageResult:
+        """The parsed page; a block page stops its host and raises ``HostBlocked``."""
+        try:
+            result = parse(body, url=url)
+        except Blocked as error:
+            host = sites.host_of(url)
+            self.stop_host(host, error.message)
+            raise HostBlocked(f"{host}: {error.message}") from None
+        self.summary.pages += 1
+        self.on_event("page", url=url)
+        return result
+
+    def commit(self, target: Target, outcome: Outcome, record: PageResult | None = None,
+               archived: Sequence[str] = ()) -> None:
+        """Make a target's end durable, and note its outcome.
+
+        Archive (the target's pages, ``archived``), then sinks, then output and ledger: a crash
+        between any two redoes the target, and each step is idempotent or cut back on resume (see
+        journal.py). A pending target without a record leaves nothing: a rerun fetches it again.
+        """
+        if record is not None:
+            if self.archive is not None:
+                self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived))
+            for sink in self.sinks:
+                sink(self.ledger.run, target, record)
+            self.ledger.commit(target.key, outcome.status, outcome.code, to_json(record))
+        elif outcome.status == "failed":
+            self.ledger.commit(target.key, "failed", outcome.code, None)
+        self.summary.outcomes[target.key] = outcome
+
+    def leave_pending(self, keys: Iterable[str], code: str) -> None:
+        """Targets the run stopped before: ``pending``, for a rerun to fetch."""
+        for key in keys:
+            self.summary.outcomes.setdefault(key, Outcome(key, "pending", code,
+                                                          "the job stopped before this target finished"))
+
+
+def target_end(target: Target, pages: Sequence[PageResult],
+               error: PubharvestError | None = None) -> tuple[PageResult | None, Outcome]:
+    """A target's record (None when it has none) and outcome, from its pages and the error that stopped them.
+
+    A page that cannot be fetched for good (a 404, a refused redirect) after earlier pages stands
+    leaves a ``partial`` record of those pages; any other error leaves no record.
+    """
+    stopped = None
+    if error is not None:
+        if not (pages and isinstance(error, FetchError) and not error.transient):
+            return None, failure_outcome(target, error)
+        stopped = f"stopped after {len(pages)} page(s): {error.message}"
+    record = sites.SITES[target.site].merge(list(pages))
+    status = "partial" if sites.is_partial(pages[-1]) else "done"
+    return record, Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))
+
+
+def failure_outcome(target: Target, error: PubharvestError) -> Outcome:
+    """The outcome of a target that produced no record: ``pending`` when a rerun may succeed."""
+    transient = isinstance(error, FetchError) and error.transient
+    return Outcome(target.key, "pending" if transient else "failed", error.code, error.message)
+
+
+def open_archive(job: Job, run: str, engine: str | None = None) -> ArchiveWriter | None:
+    """The job's WARC archive, opened with its info record (None when the job keeps none)."""
+    if not job.warc:
+        return None
+    info = {"software": "pubharvest", **({"engine": engine} if engine else {}), "job": job.name, "run": run,
+            "http-header-user-agent": job.fetch.user_agent}
+    return ArchiveWriter(job.warc, info)
