@@ -69,7 +69,8 @@ def main() -> None:
     help_time = median_seconds(lambda: run(cli), 9)
     bare_time = median_seconds(lambda: run(bare), 9)
     verdict = "ok" if help_time < 0.2 else "MISSED"
-    print(f"pubharvest --help: {help_time * 1e3:.0f} ms (bare python: {bare_time * 1e3:.0f} ms; goal < 200 ms) {verdict}")
+    print(f"pubharvest --help: {help_time * 1e3:.0f} ms "
+          f"(bare python: {bare_time * 1e3:.0f} ms; goal < 200 ms) {verdict}")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import redis  # noqa: E402
-
 from slowsite import SlowSite  # noqa: E402
 
 

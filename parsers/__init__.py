@@ -24,6 +24,7 @@ from pubharvest.errors import (
     Truncated,
     Unrecognised,
 )
+
 from .page import Document, refuse_forbidden
 from .records import PageResult, Source, json_schema
 from .site import SiteInfo

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
+
 from .listings import distinct
 from .page import Document
-from .site import SiteInfo
 from .records import (
     Affiliation,
     Coauthor,
@@ -37,7 +40,8 @@ from .records import (
     Topic,
     YearWorks,
 )
-from .text import clean, clean_or_none, find_arxiv_id, iso_date, split_names, title_key, to_int
+from .site import SiteInfo
+from .text import clean, clean_or_none, find_arxiv_id, iso_date, split_names, to_int
 
 __all__ = ["SITE", "sniff", "parse", "split_title"]
 
@@ -83,7 +87,14 @@ _NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+\. (?:\*\*\[|\[\*\*))")
 _LINK_ITEM = re.compile(r"(?m)[ \t]+(?=- \[)")
 _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 
-_MARKDOWN = MarkdownIt("commonmark")
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The CommonMark parser, made on first use (markdown-it is imported only when a page is parsed)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 # --- the page: kind, front matter, blocks -------------------------------------------------------
@@ -196,7 +207,7 @@ def _markdown_sections(body: str) -> list[_Section]:
     sections = [_Section("")]
     level = 0
     in_item = 0
-    for token in _MARKDOWN.parse(body):
+    for token in _markdown().parse(body):
         if token.type == "list_item_open":
             in_item += 1
         elif token.type == "list_item_close":

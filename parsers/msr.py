@@ -20,15 +20,17 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from parsel import Selector, SelectorList
+if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing the sites stays fast
+    from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
+
 from .listings import distinct
-from .page import Document
-from .site import SiteInfo
+from .page import Document, html_selector
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
+from .site import SiteInfo
 from .text import (
     MONTHS,
     absolute_url,
@@ -48,7 +50,8 @@ __all__ = ["SITE", "sniff", "parse"]
 
 SITE = SiteInfo(
     name="msr", title="Microsoft Research", base_url="https://www.microsoft.com", hosts=("microsoft.com",),
-    id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample", profile_path="/en-us/research/people/{id}/publications/",
+    id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample",
+    profile_path="/en-us/research/people/{id}/publications/",
     page_kinds=("publication_list", "publication"),
 )
 
@@ -119,7 +122,7 @@ def _html_kind(doc: Document) -> str | None:
 
 def _text(node: Selector | SelectorList[Selector]) -> str:
     """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
-    first = node if isinstance(node, Selector) else node[0] if node else None
+    first = (node[0] if node else None) if isinstance(node, list) else node  # a SelectorList is a list
     return clean("".join(first.root.itertext())) if first is not None else ""
 
 
@@ -477,7 +480,7 @@ def _post(post: Any) -> Publication | None:
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
     if isinstance(post.get("markup"), str) and post["markup"].strip():
-        _read_card(Selector(text=post["markup"]), pub)
+        _read_card(html_selector(post["markup"]), pub)
     meta = data.get("meta") or {}  # an empty dict arrives as [] (PHP)
     terms = data.get("terms") or {}
     pub.date = _iso_date(_meta_value(meta, "msr_published_date")) or pub.date
@@ -511,4 +514,4 @@ def _html_text(fragment: Any) -> str | None:
     """Clean text of an HTML fragment (WordPress titles and excerpts carry entities and tags)."""
     if not isinstance(fragment, str) or not fragment.strip():
         return None
-    return _text(Selector(text=f"<div>{fragment}</div>").xpath("//div")) or None
+    return _text(html_selector(f"<div>{fragment}</div>").xpath("//div")) or None

@@ -54,7 +54,8 @@ class Document:
             text, encoding = decode(raw)
         if not text.strip():
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
-        utf8 = raw if encoding == "utf-8" and not isinstance(data, str) and not raw.startswith(b"\xef\xbb\xbf") else None
+        as_is = encoding == "utf-8" and not isinstance(data, str) and not raw.startswith(b"\xef\xbb\xbf")
+        utf8 = raw if as_is else None
         return cls(text=text.lstrip("\ufeff"), url=url, raw=utf8, sha256=digest, encoding=encoding)
 
     def contains(self, marker: str) -> bool:

@@ -25,19 +25,20 @@ from lxml import etree
 from lxml.etree import _Element as Element
 
 from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Truncated, Unrecognised
+
 from .page import Document, html_selector
-from .site import SiteInfo
 from .records import (
     Coauthor,
     Ids,
     Metrics,
     PageResult,
     Profile,
+    PublicAccess,
     Publication,
     PublicationIds,
-    PublicAccess,
     YearCitations,
 )
+from .site import SiteInfo
 from .text import (
     absolute_url,
     clean,
@@ -55,7 +56,8 @@ __all__ = ["SITE", "refuse", "sniff", "parse", "split_title_authors_venue"]
 
 SITE = SiteInfo(
     name="scholar", title="Google Scholar", base_url="https://scholar.google.com", hosts=("scholar.google.",),
-    id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ", profile_path="/citations?user={id}&hl=en&pagesize=100",
+    id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ",
+    profile_path="/citations?user={id}&hl=en&pagesize=100",
     page_kinds=("profile", "rows", "publication_list"),
     block_markers=('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
                    "rc-doscaptcha-body"),
@@ -64,7 +66,8 @@ SITE = SiteInfo(
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")
 _Z_INDEX = re.compile(r"z-index\s*:\s*(\d+)")
 _OFFSET = re.compile(r"(?:right|left)\s*:\s*(\d+)px")
-_PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?(?P<number>[\w/,.-]*\d[\w/,.-]*)?")
+_PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?"
+                     r"(?P<number>[\w/,.-]*\d[\w/,.-]*)?")
 _HEADER_MARKERS = ('id="gsc_prf_in"', "id='gsc_prf_in'", "id=gsc_prf_in>", "id=gsc_prf_in ")
 _ROW_FRAGMENT = re.compile(r'^\s*<tr class="?gsc_a_tr', re.I)
 
@@ -650,7 +653,8 @@ def _parse_rows_page(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="rows", url=doc.url)
     result.publications = _publications(rows, result, base=doc.url)
     if more:
-        result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); fetch the next cstart")
+        result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); "
+                               "fetch the next cstart")
     return result
 
 

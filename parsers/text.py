@@ -22,7 +22,8 @@ __all__ = [
 _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-_ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
+_ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)"
+                    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")

@@ -44,14 +44,42 @@ __all__ = ["__version__", *sorted(_WHERE)]
 
 if TYPE_CHECKING:
     from pubharvest.errors import (
-        BadRecords, Binary, Blocked, Empty, FetchError, HostBlocked, HttpError, JobError, LayoutChanged,
-        NotFound, NotFoundOrPrivate, ParseError, PubharvestError, RobotsDisallowed, StoreError, Truncated,
-        Unreachable, Unrecognised,
+        BadRecords,
+        Binary,
+        Blocked,
+        Empty,
+        FetchError,
+        HostBlocked,
+        HttpError,
+        JobError,
+        LayoutChanged,
+        NotFound,
+        NotFoundOrPrivate,
+        ParseError,
+        PubharvestError,
+        RobotsDisallowed,
+        StoreError,
+        Truncated,
+        Unreachable,
+        Unrecognised,
     )
     from pubharvest.parsers import Detection, detect, parse
     from pubharvest.parsers.records import (
-        Affiliation, Coauthor, Facets, Ids, Metrics, PageResult, PageWarning, Profile, PublicAccess,
-        Publication, PublicationIds, Source, Topic, YearCitations, json_schema,
+        Affiliation,
+        Coauthor,
+        Facets,
+        Ids,
+        Metrics,
+        PageResult,
+        PageWarning,
+        Profile,
+        PublicAccess,
+        Publication,
+        PublicationIds,
+        Source,
+        Topic,
+        YearCitations,
+        json_schema,
     )
 
 

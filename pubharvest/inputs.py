@@ -12,11 +12,10 @@ import json
 
 import msgspec
 
-from pubharvest.parsers import ParseError, parse
 from pubharvest.errors import BadRecords, Unrecognised
+from pubharvest.parsers import parse
 from pubharvest.parsers.page import gunzip
 from pubharvest.parsers.records import PageResult
-
 
 
 def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
@@ -35,7 +34,7 @@ def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
 def _json_records(data: bytes) -> list[dict] | None:
     """The JSON objects in ``data`` when it is pubharvest records (array, object or lines), else None."""
     text = data.lstrip()
-    if not text[:1] in (b"[", b"{"):
+    if text[:1] not in (b"[", b"{"):
         return None
     try:
         parsed = json.loads(text)

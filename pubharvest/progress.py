@@ -9,7 +9,8 @@ import time
 from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from rich.progress import Progress as Bar, TaskID
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
 
 
 class Progress:
@@ -27,7 +28,8 @@ class Progress:
     def __enter__(self) -> Progress:
         if self.bar:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
 
             self._progress = Bar(TextColumn("targets"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(),

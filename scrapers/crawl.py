@@ -33,11 +33,19 @@ from scrapy.exceptions import DropItem, IgnoreRequest
 from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError as ScrapyHttpError
 from scrapy.utils.defer import deferred_from_coro
-from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError, TimeoutError as TwistedTimeout
+from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError
+from twisted.internet.error import TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
-from pubharvest.errors import (FetchError, HostBlocked, HttpError, NotFound, PubharvestError, RobotsDisallowed,
-                               Unreachable)
+from pubharvest.errors import (
+    FetchError,
+    HostBlocked,
+    HttpError,
+    NotFound,
+    PubharvestError,
+    RobotsDisallowed,
+    Unreachable,
+)
 from pubharvest.parsers.records import PageResult, from_json, to_json
 
 from . import sites

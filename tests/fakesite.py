@@ -18,9 +18,9 @@ import struct
 import sys
 import threading
 import time
-from typing import Self
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 from urllib.parse import parse_qs, urlsplit
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

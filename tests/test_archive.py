@@ -7,11 +7,11 @@ import json
 from io import BytesIO
 from pathlib import Path
 
-import pubharvest.parsers as parsers
-from pubharvest.parsers.records import to_builtins
-from pubharvest.cli import main
-
 from conftest import FIXTURES
+
+import pubharvest.parsers as parsers
+from pubharvest.cli import main
+from pubharvest.parsers.records import to_builtins
 
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
 URL = "https://scholar.google.com/citations?user=Yamada12AAAAJ&hl=ja"

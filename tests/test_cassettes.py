@@ -10,14 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-import pubharvest.parsers as parsers
-from pubharvest.parsers.records import to_builtins
-from pubharvest.cli import main
-
 from conftest import FIXTURES
 from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, profile_key, records, write_job
+
+import pubharvest.parsers as parsers
+from pubharvest.cli import main
+from pubharvest.parsers.records import to_builtins
 
 BASE = "http://127.0.0.1:8765"
 ALL_SITES = {"scholar": BASE, "msr": BASE, "elamur": BASE}

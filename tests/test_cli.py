@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from pubharvest.cli import main
-
-from conftest import FIXTURES
 
 SEED = FIXTURES / "scholar" / "003_9ea93ed9343d2054.txt"
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"

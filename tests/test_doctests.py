@@ -14,9 +14,9 @@ import io
 import pkgutil
 
 import pytest
+from conftest import ROOT
 
 import pubharvest
-from conftest import ROOT
 
 NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis"}
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers import elamur
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import Profile, to_builtins
-
-from conftest import FIXTURES, ROOT
 
 
 def profile_of(result: parsers.PageResult) -> Profile:
@@ -151,7 +150,8 @@ def test_second_page_shapes() -> None:
 def test_detect_and_sniff() -> None:
     assert parsers.detect(SEED.read_bytes()) == parsers.Detection(site="elamur", page="profile")
     assert elamur.sniff(Document.from_input(MULTILINE.read_bytes())) == "profile"
-    others = (FIXTURES / "scholar/003_9ea93ed9343d2054.txt", FIXTURES / "msr/001_0be51d225ce2b3fb.txt", BAD / "020_other_site.md")
+    others = (FIXTURES / "scholar/003_9ea93ed9343d2054.txt", FIXTURES / "msr/001_0be51d225ce2b3fb.txt",
+              BAD / "020_other_site.md")
     for other in others:
         assert elamur.sniff(Document.from_input(other.read_bytes())) is None, other
 

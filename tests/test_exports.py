@@ -16,19 +16,18 @@ import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
 from citeproc.source.json import CiteProcJSON
+from conftest import FIXTURES
+from test_fixtures import PAIRS
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 from pubharvest.bibtex import bibtex, entry_type
 from pubharvest.citable import Bibliographic, Citable
 from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key
-from pubharvest.names import NameParts, split_name
 from pubharvest.merge import MergeResult
+from pubharvest.names import NameParts, split_name
 from pubharvest.output import CsvWriter, MergedCsvWriter
-
-from conftest import FIXTURES
-from test_fixtures import PAIRS
+from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 
 PAGES = [page for page, _ in PAIRS]
 IDS = [str(page.relative_to(FIXTURES)) for page in PAGES]

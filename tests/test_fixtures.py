@@ -15,13 +15,12 @@ from pathlib import Path
 import jsonschema
 import msgspec
 import pytest
+from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import PageResult, Profile, from_json, own_id, set_own_id, to_builtins, to_json
 from pubharvest.parsers.site import SiteInfo
-
-from conftest import FIXTURES, ROOT
 
 BAD_INPUTS = ROOT / "tests" / "data"
 

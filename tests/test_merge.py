@@ -12,13 +12,12 @@ import jsonschema
 import msgspec
 import pandas as pd
 import pytest
+from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 from pubharvest.cli import main
 from pubharvest.merge import MergeResult, Paper, merge, merged_json_schema
-
-from conftest import FIXTURES, ROOT
+from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 
 # Relative names, as the expected file records them in ``sources[].input``.
 SEEDS = ["fixtures/scholar/003_9ea93ed9343d2054.txt", "fixtures/msr/001_0be51d225ce2b3fb.txt",

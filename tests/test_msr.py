@@ -6,12 +6,11 @@ Everything here goes through ``parsers.parse`` / ``parsers.msr`` directly, not t
 from __future__ import annotations
 
 import pytest
+from conftest import FIXTURES
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers import msr
 from pubharvest.parsers.page import Document
-
-from conftest import FIXTURES
 
 MSR = FIXTURES / "msr"
 SEED = MSR / "001_0be51d225ce2b3fb.txt"

@@ -11,11 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from pubharvest.cli import main
-
 from fakesite import FakeSite
 from scrapejobs import profile_key, records, write_job
+
+from pubharvest.cli import main
 
 USERS = [f"User{i:04d}xAAAAJ" for i in range(6)]
 

@@ -11,11 +11,10 @@ import json
 from typing import Any
 
 import pytest
+from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers.records import Profile, to_builtins
-
-from conftest import FIXTURES, ROOT
 
 
 def profile_of(result: parsers.PageResult) -> Profile:
@@ -203,7 +202,8 @@ def test_real_rows_2019_data_href_and_empty_citations(read_corpus) -> None:
     first = result.publications[0]
     assert first.ids.scholar == "8daWuo4AAAAJ:NhqRSupF_l8C"
     assert first.authors == ["A Karthikeyan", "S Coulombe", "AM Kietzig", "RS Stein", "T van de Ven"]
-    assert (first.venue, first.year, first.citations, first.ids.scholar_clusters) == ("Carbon 140, 201-209", 2018, 0, [])
+    assert (first.venue, first.year, first.citations, first.ids.scholar_clusters) == \
+        ("Carbon 140, 201-209", 2018, 0, [])
     assert profile_of(result).homepage == "http://kietzig-lab.mcgill.ca/"
     assert profile_of(result).interests == ["laser micromachining", "wetting", "biomimetics"]
 
@@ -250,7 +250,8 @@ def test_pages_that_are_not_profiles(read_corpus, name: str, code: str) -> None:
 
 def test_captcha_message_differs_from_403(read_corpus) -> None:
     messages = set()
-    for name in ("captcha_gs_captcha_ccl_search_geomap_2020.html", "blocked_403_forbidden_output_cite_geomap_2020.html"):
+    pages = ("captcha_gs_captcha_ccl_search_geomap_2020.html", "blocked_403_forbidden_output_cite_geomap_2020.html")
+    for name in pages:
         with pytest.raises(parsers.Blocked) as caught:
             parsers.parse(read_corpus(f"scholar/{name}"))
         messages.add(caught.value.message)

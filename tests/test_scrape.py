@@ -8,12 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fakesite import FakeSite
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, scrape, write_job
 from warcio.archiveiterator import ArchiveIterator
 
 from pubharvest.cli import main
-
-from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, scrape, write_job
 
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]

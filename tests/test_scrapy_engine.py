@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("scrapy")
 
-from pubharvest.cli import main  # noqa: E402
-
 from fakesite import FakeSite  # noqa: E402
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, write_job  # noqa: E402
 from scrapyjobs import run_cli, start_cli, wait_until  # noqa: E402
 from slowsite import SlowSite  # noqa: E402
+
+from pubharvest.cli import main  # noqa: E402
 
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]

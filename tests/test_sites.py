@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fakesite import scholar_page
 from protego import Protego
 
 import pubharvest.parsers as parsers
@@ -21,8 +22,6 @@ from pubharvest.parsers.site import SiteInfo
 from pubharvest.scrapers import sites
 from pubharvest.scrapers.job import Target, job_from_toml
 from pubharvest.scrapers.runner import run_job
-
-from fakesite import scholar_page
 
 USER = "Aaaaaaaa12AAAAJ"
 # Scholar's robots.txt rules for profiles (STRUCTURE.md §0): profiles allowed, their pages by cstart not.

@@ -9,12 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from pubharvest.parsers.records import PageResult, Profile, Ids, Publication, PublicationIds, to_json
-from pubharvest.errors import StoreError
-from pubharvest.store import Store
-
 from scrapyjobs import fresh_database, service
+
+from pubharvest.errors import StoreError
+from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds, to_json
+from pubharvest.store import Store
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

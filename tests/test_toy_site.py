@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import msgspec
 import pytest
+from conftest import ROOT
 
 import pubharvest
 import pubharvest.parsers as parsers
@@ -23,8 +24,6 @@ from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
 from pubharvest.parsers.site import SiteInfo
 from pubharvest.store import Store
-
-from conftest import ROOT
 
 TOY = SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org", hosts=("toy.example.org",),
                id_pattern=r"[a-z]+", id_example="ada", profile_path="/people/{id}/", page_kinds=("publication_list",))

@@ -11,9 +11,9 @@ mypy's status.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-import shutil
 import tomllib
 from pathlib import Path
 
