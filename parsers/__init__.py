@@ -115,6 +115,8 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     module, detection = _detect_document(doc)
     doc.kind = detection.page
     result: PageResult = module.parse(doc)
+    for warning in doc.warnings:  # doubts about the whole page, such as how its bytes were decoded
+        result.warn(warning.code, warning.message)
     if result.url is None:
         result.url = url
     result.source = Source(sha256=doc.sha256, parser=f"{detection.site}.{detection.page}")

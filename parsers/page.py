@@ -7,25 +7,29 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import re
 import threading
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pubharvest.errors import Binary, Blocked, Empty, Truncated
 
+from .records import PageWarning
+
 if TYPE_CHECKING:
+    from lxml import etree
     from parsel import Selector
 
-__all__ = ["Document", "html_selector", "gunzip", "decode", "refuse_forbidden"]
+__all__ = ["Document", "Decoded", "html_selector", "gunzip", "decode", "decode_page", "declared_charset",
+           "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.I)
 
 
 @dataclass
@@ -38,6 +42,7 @@ class Document:
     sha256: str = ""
     encoding: str = "utf-8"
     kind: str | None = None  # the page kind the registry detected, so a parser need not sniff twice
+    warnings: list[PageWarning] = field(default_factory=list)  # doubts about the whole page (its decoding)
     _selector: Selector | None = field(default=None, repr=False)
     _found: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -48,15 +53,12 @@ class Document:
         if raw[:2] == b"\x1f\x8b":
             raw = gunzip(raw)
         digest = hashlib.sha256(raw).hexdigest()
-        if isinstance(data, str):
-            text, encoding = data, "utf-8"
-        else:
-            text, encoding = decode(raw)
-        if not text.strip():
+        decoded = Decoded(data, "utf-8") if isinstance(data, str) else decode_page(raw)
+        if not decoded.text.strip():
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
-        as_is = encoding == "utf-8" and not isinstance(data, str) and not raw.startswith(b"\xef\xbb\xbf")
-        utf8 = raw if as_is else None
-        return cls(text=text.lstrip("\ufeff"), url=url, raw=utf8, sha256=digest, encoding=encoding)
+        return cls(text=decoded.text.lstrip("\ufeff"), url=url, raw=raw if decoded.exact_utf8 else None,
+                   sha256=digest, encoding=decoded.encoding,
+                   warnings=[PageWarning(code=code, message=message) for code, message in decoded.warnings])
 
     def contains(self, marker: str) -> bool:
         """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once)."""
@@ -99,9 +101,21 @@ def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     if parser is None:  # one parser per thread: lxml parsers must not be shared across threads
         parser = _PARSERS.html = etree.HTMLParser(encoding="utf-8", huge_tree=True)
     root = etree.fromstring(utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass"), parser)
+    _refuse_cut_tree(parser.error_log)
     if root is None:
         root = etree.fromstring(b"<html></html>", parser)
     return Selector(root=root, type="html")
+
+
+def _refuse_cut_tree(errors: etree._ListErrorLog) -> None:
+    """Raise ``Truncated`` when libxml2 stopped building the tree: a page nested deeper than it allows (2048
+    elements with its huge-tree option) loses everything after that point, which must never pass silently."""
+    from lxml import etree
+
+    for error in errors:
+        if error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT or "excessive depth" in error.message.lower():
+            raise Truncated(f"the page is nested too deep for the HTML parser, which would cut it at line {error.line}"
+                            f" ({error.message.strip()})")
 
 
 def gunzip(raw: bytes) -> bytes:
@@ -113,41 +127,168 @@ def gunzip(raw: bytes) -> bytes:
 
 
 def decode(raw: bytes) -> tuple[str, str]:
-    """Text and encoding name of ``raw``: BOM, then a declared charset, then UTF-8, then a guess.
+    """Text and encoding name of ``raw`` by the rules of ``decode_page`` (its warnings dropped).
 
     >>> decode("café".encode("cp1252"))
     ('café', 'windows-1252')
+    >>> decode('<meta charset="iso-8859-1">Gödel'.encode("utf-8"))[0][-5:]
+    'Gödel'
     """
-    if any(raw.startswith(magic) for magic in _BINARY_MAGIC) or b"\x00" in raw[:4096]:
-        if not (raw.startswith((b"\xff\xfe", b"\xfe\xff"))):
-            raise Binary("the input is binary data, not a saved page")
-    declared = _META_CHARSET.search(raw[:4096])
-    candidates = ["utf-8"] if declared is None else [declared.group(1).decode("ascii", "replace")]
-    if candidates[0].lower() in ("utf-8", "utf8") and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:  # the common case, without the cost of a guessing decoder
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-        else:
-            if _control_share(text) > 0.05:
-                raise Binary("the input is binary data, not a saved page")
-            return text, "utf-8"
-    from bs4 import UnicodeDammit
+    decoded = decode_page(raw)
+    return decoded.text, decoded.encoding
 
-    # utf-8 then windows-1252 before any installed detector's guess: charset_normalizer (which
-    # Scrapy and requests pull in) guesses cp1250 or utf-16 for short Western pages
-    dammit = UnicodeDammit(raw, known_definite_encodings=candidates, user_encodings=["utf-8", "windows-1252"],
-                           is_html=True)
-    if dammit.unicode_markup is None:
-        raise Binary("the input could not be decoded as text in any known encoding")
-    text = dammit.unicode_markup
-    if _control_share(text) > 0.05:
+
+@dataclass(frozen=True)
+class Decoded:
+    """A page's text, the encoding it was read in, and what was doubtful about that (``(code, message)``)."""
+
+    text: str
+    encoding: str
+    warnings: tuple[tuple[str, str], ...] = ()
+    exact_utf8: bool = False  # the input bytes are exactly the UTF-8 of ``text`` (lxml may parse them as they are)
+    invalid: int = 0  # bytes the encoding could not read, each a U+FFFD in ``text``
+
+
+# A page with invalid UTF-8 bytes is still UTF-8 when the invalid bytes are few: at most this many, or at most
+# 1% of its non-ASCII bytes, and never more of them than valid multi-byte sequences (a Latin-1 page forms a
+# valid sequence only by accident, "ß" + no-break space, far more rarely than an invalid byte).
+FEW_INVALID = 8
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
+)
+_DECLARED = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)|\A\s*<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""", re.I)
+# Labels that mean another codec in browsers (the WHATWG Encoding standard): latin-1 and ascii pages are read as
+# windows-1252, gb2312 and gbk as gb18030, and a meta tag saying utf-16 (read without a BOM) as utf-8.
+_WHATWG = {"latin_1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252", "gb2312": "gb18030", "gbk": "gb18030",
+           "utf-16": "utf-8", "utf-16-le": "utf-8", "utf-16-be": "utf-8"}
+_ESCAPED = re.compile("[\udc80-\udcff]")  # an undecodable byte, as ``surrogateescape`` gives it
+_NON_ASCII = bytes(range(128, 256))
+
+
+def decode_page(raw: bytes) -> Decoded:
+    """Decode a saved page: a BOM wins; then UTF-8 when the bytes are UTF-8 or nearly so, whatever charset the
+    page declares; then the declared charset; then windows-1252. Raises ``Binary``.
+
+    Saved pages often declare a charset their bytes are not in (a script decoded Google's ISO-8859-1 page and
+    wrote UTF-8), so the bytes outrank the declaration; each doubt is a warning.
+
+    >>> decode_page('<meta charset="iso-8859-1">Gödel'.encode("utf-8")).warnings[0][0]
+    'charset_mismatch'
+    >>> page = decode_page("7α-hydroxylase ".encode("utf-8") + bytes([0xFF]))
+    >>> page.text == "7α-hydroxylase \\ufffd", page.warnings
+    (True, (('invalid_bytes', '1 byte is not UTF-8 (the first at offset 16): read as U+FFFD'),))
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            # the bytes after the BOM only: lxml must not be handed ``raw`` as UTF-8 with its BOM
+            return _checked_text(replace(_decoded_with(raw[len(bom):], encoding, encoding), exact_utf8=False))
+    if any(raw.startswith(magic) for magic in _BINARY_MAGIC) or b"\x00" in raw[:4096]:
         raise Binary("the input is binary data, not a saved page")
-    encoding = (dammit.original_encoding or "utf-8").lower()
-    return text, "utf-8" if encoding == "ascii" else encoding
+    label = declared_charset(raw)
+    codec = _codec(label) if label else None
+    decoded = _as_utf8(raw, label, codec) or _as_declared(raw, label, codec) or _as_windows_1252(raw, label, codec)
+    return _checked_text(decoded)
+
+
+def declared_charset(raw: bytes) -> str | None:
+    """The charset the page declares in its first 4 KB (meta charset, http-equiv or XML declaration), as written.
+
+    >>> declared_charset(b'<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1">')
+    'ISO-8859-1'
+    >>> declared_charset(b'<?xml version="1.0" encoding="Shift_JIS"?><html>'), declared_charset(b"<p>")
+    ('Shift_JIS', None)
+    """
+    found = _DECLARED.search(raw[:4096])
+    return None if found is None else (found.group(1) or found.group(2)).decode("ascii")
+
+
+def _codec(label: str) -> str | None:
+    """The Python codec a browser would read a declared ``label`` with; None for a label of no text codec."""
+    try:
+        info = codecs.lookup(label)
+    except LookupError:
+        return None
+    if not getattr(info, "_is_text_encoding", True):
+        return None
+    return _WHATWG.get(info.name, info.name)
+
+
+def _encoding_name(codec: str) -> str:
+    """A codec's usual name: ``cp1252`` -> ``windows-1252``, ``euc_jp`` -> ``euc-jp``."""
+    return re.sub(r"^cp(125\d)$", r"windows-\1", codec).replace("_", "-")
+
+
+def _as_utf8(raw: bytes, label: str | None, codec: str | None) -> Decoded | None:
+    """UTF-8 when the bytes are UTF-8, or nearly (a few invalid bytes, read as U+FFFD); else None."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        decoded = _decoded_with(raw, "utf-8", "utf-8")
+        if not _few_invalid(raw, decoded):
+            return None
+    else:
+        decoded = Decoded(text, "utf-8", exact_utf8=True)
+    if label is None or codec == "utf-8" or raw.isascii():
+        return decoded
+    mismatch = ("charset_mismatch", f"the page declares charset {label} but its bytes are UTF-8: read as UTF-8")
+    return Decoded(decoded.text, "utf-8", (mismatch, *decoded.warnings), decoded.exact_utf8)
+
+
+def _as_declared(raw: bytes, label: str | None, codec: str | None) -> Decoded | None:
+    """The declared charset, when the bytes are in it (but for a few invalid bytes, read as U+FFFD); else None."""
+    if label is None or codec is None or codec == "utf-8":
+        return None
+    decoded = _decoded_with(raw, codec, _encoding_name(codec))
+    return decoded if _few_invalid(raw, decoded) else None
+
+
+def _as_windows_1252(raw: bytes, label: str | None, codec: str | None) -> Decoded:
+    """The last resort, as browsers have it: windows-1252 (no detector: its guesses vary with what is installed)."""
+    decoded = _decoded_with(raw, "cp1252", "windows-1252")
+    if label is None:
+        doubt = ("charset_guessed", "the page declares no charset and its bytes are not UTF-8: read as windows-1252")
+    elif codec is None:
+        doubt = ("charset_guessed", f"the page declares charset {label}, which is no known text encoding, and "
+                                    "its bytes are not UTF-8: read as windows-1252")
+    else:
+        doubt = ("charset_mismatch", f"the page declares charset {label} but its bytes are neither that nor "
+                                     "UTF-8: read as windows-1252")
+    return Decoded(decoded.text, decoded.encoding, (doubt, *decoded.warnings))
+
+
+def _decoded_with(raw: bytes, codec: str, name: str) -> Decoded:
+    """``raw`` read with ``codec``, each byte it cannot read as U+FFFD, with an ``invalid_bytes`` warning then."""
+    try:
+        return Decoded(raw.decode(codec), name, exact_utf8=codec == "utf-8")
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    escaped = raw.decode(codec, "surrogateescape")
+    invalid = len(_ESCAPED.findall(escaped))
+    count = f"{invalid} byte is" if invalid == 1 else f"{invalid} bytes are"
+    message = f"{count} not {name.upper()} (the first at offset {first}): read as U+FFFD"
+    return Decoded(_ESCAPED.sub("\ufffd", escaped), name, (("invalid_bytes", message),), invalid=invalid)
+
+
+def _few_invalid(raw: bytes, decoded: Decoded) -> bool:
+    """Whether the bytes ``decoded`` could not read are few enough for its encoding to be the right one."""
+    non_ascii_bytes = len(raw) - len(raw.translate(None, _NON_ASCII))
+    if decoded.encoding == "utf-8":  # each valid multi-byte sequence is one non-ASCII character
+        sequences = len(decoded.text) - (len(raw) - non_ascii_bytes) - decoded.invalid
+        if sequences < decoded.invalid:
+            return False
+    return decoded.invalid <= FEW_INVALID or decoded.invalid * 100 <= non_ascii_bytes
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+
+
+def _checked_text(decoded: Decoded) -> Decoded:
+    """``decoded`` itself, unless its text is mostly control characters: then ``Binary``."""
+    if _control_share(decoded.text) > 0.05:
+        raise Binary("the input is binary data, not a saved page")
+    return decoded
 
 
 def _control_share(text: str) -> float:
