@@ -149,9 +149,10 @@ class Decoded:
     invalid: int = 0  # bytes the encoding could not read, each a U+FFFD in ``text``
 
 
-# A page with invalid UTF-8 bytes is still UTF-8 when the invalid bytes are few: at most this many, or at most
-# 1% of its non-ASCII bytes, and never more of them than valid multi-byte sequences (a Latin-1 page forms a
-# valid sequence only by accident, "ß" + no-break space, far more rarely than an invalid byte).
+# A page with invalid bytes is still in the encoding it declares when they are few: at most this many, or at
+# most 1% of its non-ASCII bytes. UTF-8 it does not declare needs, besides, at least as many valid multi-byte
+# sequences as invalid bytes (a Latin-1 page forms a valid sequence only by accident, "ß" + no-break space, far
+# more rarely than an invalid byte).
 FEW_INVALID = 8
 _BOMS = (
     (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
@@ -226,7 +227,7 @@ def _as_utf8(raw: bytes, label: str | None, codec: str | None) -> Decoded | None
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         decoded = _decoded_with(raw, "utf-8", "utf-8")
-        if not _few_invalid(raw, decoded):
+        if not _few_invalid(raw, decoded, declared=codec == "utf-8"):
             return None
     else:
         decoded = Decoded(text, "utf-8", exact_utf8=True)
@@ -271,10 +272,11 @@ def _decoded_with(raw: bytes, codec: str, name: str) -> Decoded:
     return Decoded(_ESCAPED.sub("\ufffd", escaped), name, (("invalid_bytes", message),), invalid=invalid)
 
 
-def _few_invalid(raw: bytes, decoded: Decoded) -> bool:
-    """Whether the bytes ``decoded`` could not read are few enough for its encoding to be the right one."""
+def _few_invalid(raw: bytes, decoded: Decoded, declared: bool = True) -> bool:
+    """Whether the bytes ``decoded`` could not read are few enough for its encoding to be the right one; UTF-8
+    the page does not declare needs, besides, at least as many valid multi-byte sequences as invalid bytes."""
     non_ascii_bytes = len(raw) - len(raw.translate(None, _NON_ASCII))
-    if decoded.encoding == "utf-8":  # each valid multi-byte sequence is one non-ASCII character
+    if not declared:  # each valid multi-byte sequence is one non-ASCII character
         sequences = len(decoded.text) - (len(raw) - non_ascii_bytes) - decoded.invalid
         if sequences < decoded.invalid:
             return False
