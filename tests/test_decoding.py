@@ -7,6 +7,7 @@ charsets declared. Each variant must decode to the text it was made from and par
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -62,6 +63,9 @@ def outcome(data: bytes | str) -> object:
     record.pop("source")
     record["warnings"] = [w for w in record["warnings"] if w["code"] not in DECODING]
     return record
+
+
+original_outcome = functools.lru_cache(maxsize=4)(outcome)  # each page's, asked once per variant
 
 
 def declared(text: str, label: str) -> str:
@@ -161,8 +165,7 @@ def test_every_page_reencoded_reads_as_the_original(page_text: str, variant: str
     decoded = decode_page(data)
     assert decoded.text == text
     assert {code for code, _ in decoded.warnings} == warnings
-    assert outcome(data) == outcome(text)
-    assert outcome(data) == outcome(page_text)
+    assert outcome(data) == outcome(text) == original_outcome(page_text)
 
 
 def test_a_lying_declaration_gives_the_records_of_the_right_one(page_text: str) -> None:
