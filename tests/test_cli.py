@@ -159,3 +159,25 @@ def test_building_the_command_imports_no_site_module() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('pubharvest.parsers.')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "scholar" not in done.stdout and "elamur" not in done.stdout
+
+
+SEED_WARNING = (f"{SEED}: warning: title_looks_like_authors: row 10: the title looks like an author list: 'Rewon "
+                "Child, Reza Yazdani Aminabadi, Julie Bernauer, Xia Song, Mohammad Shoeybi, Yuxiong He, Michael "
+                "Houston, Saurabh Tiwary, and Bryan Catanzaro'")
+
+
+@pytest.mark.parametrize("command", ["parse", "merge"])
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "bibtex", "csl-json"])
+def test_warnings_reach_stderr_in_every_format_and_strict_fails(capsys, tmp_path: Path, command: str,
+                                                                fmt: str) -> None:
+    assert json.loads((FIXTURES / "scholar" / "003_9ea93ed9343d2054.json").read_text())["warnings"]
+    code, out, err = run(capsys, command, "-f", fmt, str(SEED))
+    assert (code, err.splitlines()) == (0, [SEED_WARNING]) and out
+    target = tmp_path / "out"
+    code, out, err = run(capsys, command, "-f", fmt, "--strict", str(SEED), "-o", str(target))
+    assert (code, out, err.splitlines()) == (1, "", [SEED_WARNING])
+    assert target.stat().st_size > 100  # the records are still written
+
+
+def test_strict_passes_pages_without_warnings(capsys) -> None:
+    assert run(capsys, "parse", "--strict", str(FIXTURES / "msr" / "020_faceted_search.page.json"))[::2] == (0, "")
