@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
@@ -254,7 +254,7 @@ def _parse_archive(name: str, out: Any, tally: Tally) -> None:
                 tally.failed(where, result)
             else:
                 out.write(result)
-                tally.warned(where, result)
+                tally.warned(where, cast("PageResult", result))
     except OSError as error:
         tally.failed(name, input_error(error))
     except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback

@@ -18,7 +18,6 @@ pubharvest wrote (a JSON array or object of ``PageResult`` from ``parse``, JSON 
 from __future__ import annotations
 
 import functools
-import io
 import itertools
 import json
 import os
@@ -53,7 +52,7 @@ Input = tuple[str, Callable[[], bytes]]
 def read_stream(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> bytes:
     """All of ``stream``, gunzipped when it is gzip, read a chunk at a time; ``TooLarge`` past ``limit``.
 
-    >>> import gzip
+    >>> import gzip, io
     >>> read_stream(io.BytesIO(gzip.compress(b"<html>")))
     b'<html>'
     >>> read_stream(io.BytesIO(bytes(11)), limit=10)
