@@ -8,16 +8,16 @@
 from __future__ import annotations
 
 import codecs
-import gzip
 import hashlib
 import re
 import threading
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from pubharvest.errors import Binary, Blocked, Empty, Truncated
+from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated
 
 from .records import PageWarning
 
@@ -118,12 +118,36 @@ def _refuse_cut_tree(errors: etree._ListErrorLog) -> None:
                             f" ({error.message.strip()})")
 
 
-def gunzip(raw: bytes) -> bytes:
-    """The decompressed bytes; a damaged or cut stream is ``Truncated``, never a zlib traceback."""
-    try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise Truncated(f"the gzip stream is damaged or cut short ({exc})") from None
+def gunzip(raw: bytes | Iterable[bytes], limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The decompressed bytes of a gzip stream (``raw``, or its chunks as they are read), members
+    joined. Decompressed a bounded step at a time: past ``limit`` bytes it is ``TooLarge``, having
+    held no more than that (a bomb of zeros stops there). A damaged or cut stream is ``Truncated``.
+
+    >>> import gzip
+    >>> gunzip(gzip.compress(b"ab") + gzip.compress(b"c"))
+    b'abc'
+    >>> gunzip(gzip.compress(bytes(1000)), limit=999)
+    Traceback (most recent call last):
+    pubharvest.errors.TooLarge: too_large: the input decompresses to more than 999 bytes
+    """
+    out, inflater = bytearray(), zlib.decompressobj(wbits=31)
+    for chunk in [raw] if isinstance(raw, (bytes, bytearray, memoryview)) else raw:
+        pending = bytes(chunk)
+        while pending:
+            if inflater.eof:  # the next member, after any zero padding
+                if not (pending := pending.lstrip(b"\0")):
+                    break
+                inflater = zlib.decompressobj(wbits=31)
+            try:  # max_length > 0 always: out never exceeds limit here
+                out += inflater.decompress(pending, limit + 1 - len(out))
+            except zlib.error as exc:
+                raise Truncated(f"the gzip stream is damaged or cut short ({exc})") from None
+            if len(out) > limit:
+                raise TooLarge(f"the input decompresses to more than {limit} bytes")
+            pending = inflater.unconsumed_tail or inflater.unused_data
+    if not inflater.eof:
+        raise Truncated("the gzip stream is damaged or cut short (it stops before its end)")
+    return bytes(out)
 
 
 def decode(raw: bytes) -> tuple[str, str]:

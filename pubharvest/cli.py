@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from pubharvest.parsers.records import PageResult
+
     from .errors import PubharvestError
 
-from .errors import ExitCode
+from .errors import MAX_INPUT_BYTES, ExitCode
 
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
-# Suffixes read when walking a folder; a file named on the command line is always read.
-PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
 # Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
 # printed: the titles live in the site modules, and importing them all would slow every command's start.
@@ -58,16 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     parse = commands.add_parser("parse", help="parse saved pages into records",
                                 description="Parse saved pages (files, folders read recursively, or - for "
                                             "stdin; .gz read transparently; a .warc/.warc.gz archive gives "
-                                            "the records of the job that wrote it). Exit 0 when every input "
-                                            "parsed, 1 when any failed, 2 for usage errors.")
+                                            "the records of the job that wrote it). Each failed input and each "
+                                            "warning is one line on stderr. Exit 0 when every input parsed, 1 "
+                                            "when any failed (or, with --strict, any page has a warning), 2 for "
+                                            "usage errors.")
     parse.add_argument("paths", nargs="+", metavar="PATH")
-    parse.add_argument("--format", "-f", choices=FORMATS, default="json",
-                       help="json: an array of page results; jsonl: one page result per line; "
-                            "csv: one row per publication; bibtex, csl-json: one entry per publication "
-                            "(default: json)")
-    parse.add_argument("-o", "--output", metavar="FILE",
-                       help="write here (atomically: a temporary file, then a rename) instead of stdout")
-    parse.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
+    _add_input_options(parse, "json: an array of page results; jsonl: one page result per line; "
+                              "csv: one row per publication; bibtex, csl-json: one entry per publication")
     schema = commands.add_parser("schema", help="print the JSON Schema of the records")
     schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
     add_merge_command(commands)
@@ -81,14 +77,39 @@ def add_merge_command(commands: argparse._SubParsersAction) -> None:
         "merge", help="one record per paper (and per person) across saved pages and parsed records",
         description="Merge saved pages and records written by `pubharvest parse` (JSON or JSON Lines of "
                     "page results): one record per paper, matched by identifiers, else by title and "
-                    "year. Exit 0 when every input was read, 1 when any failed, 2 for usage errors.")
+                    "year. Each failed input and each warning is one line on stderr. Exit 0 when every "
+                    "input was read, 1 when any failed (or, with --strict, any page has a warning), 2 for "
+                    "usage errors.")
     merge.add_argument("paths", nargs="+", metavar="INPUT")
-    merge.add_argument("--format", "-f", choices=FORMATS, default="json",
-                       help="json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper; "
-                            "bibtex, csl-json: one entry per paper (default: json)")
-    merge.add_argument("-o", "--output", metavar="FILE",
-                       help="write here (atomically: a temporary file, then a rename) instead of stdout")
-    merge.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
+    _add_input_options(merge, "json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper; "
+                              "bibtex, csl-json: one entry per paper")
+
+
+def _add_input_options(command: argparse.ArgumentParser, formats: str) -> None:
+    """The options ``parse`` and ``merge`` share: format, output, URL, size ceiling, strictness."""
+    command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
+    command.add_argument("-o", "--output", metavar="FILE",
+                         help="write here instead of stdout: atomically (a temporary file beside it, then a "
+                              "rename) when FILE is a regular file or new; in place when it is a FIFO or device")
+    command.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
+    command.add_argument("--max-bytes", type=byte_size, default=MAX_INPUT_BYTES, metavar="N",
+                         help="refuse an input larger than this after decompression, as too_large "
+                              "(suffixes K, M, G: powers of 1024; default: 256M)")
+    command.add_argument("--strict", action="store_true", help="exit 1 when any page has a warning")
+
+
+def byte_size(text: str) -> int:
+    """A size in bytes from ``N``, ``NK``, ``NM`` or ``NG`` (powers of 1024; a trailing B or iB allowed).
+
+    >>> byte_size("300M"), byte_size("2gib"), byte_size("1000")
+    (314572800, 2147483648, 1000)
+    """
+    import re
+
+    match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    if match is None or int(match.group(1)) == 0:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (e.g. 300M, 2G)")
+    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " ")
 
 
 def _add_scrape(commands: argparse._SubParsersAction) -> None:
@@ -175,112 +196,89 @@ def _schema(merged: bool = False) -> int:
     return ExitCode.OK
 
 
-def _parse(args: argparse.Namespace) -> int:
-    from pubharvest.parsers import ParseError, parse
+class Tally:
+    """Prints the stderr line of each failed input and of each warning, counts them, and gives the exit status."""
 
+    def __init__(self, strict: bool = False) -> None:
+        self.strict, self.failures, self.warnings = strict, 0, 0
+
+    def failed(self, name: str, error: PubharvestError) -> None:
+        """``path: code: message``."""
+        self.failures += 1
+        print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
+
+    def warned(self, name: str, result: PageResult) -> None:
+        """``path: warning: code: message``, one line per warning of ``result``."""
+        for warning in result.warnings:
+            self.warnings += 1
+            print(f"{name}: warning: {warning.code}: {warning.message}", file=sys.stderr)
+
+    def exit_code(self) -> int:
+        """1 when an input failed (or, when strict, any page had a warning), else 0."""
+        return ExitCode.FAILED if self.failures or (self.strict and self.warnings) else ExitCode.OK
+
+
+def _parse(args: argparse.Namespace) -> int:
+    from pubharvest.parsers import parse
+
+    from .inputs import input_error, iter_inputs
     from .output import open_output
 
-    failures = 0
+    tally = Tally(args.strict)
     with open_output(args.format, args.output) as out:
-        for name, read in iter_inputs(args.paths):
+        for name, read in iter_inputs(args.paths, args.max_bytes):
             if name.lower().endswith(ARCHIVE_SUFFIXES):
-                failures += _parse_archive(name, out)
+                _parse_archive(name, out, tally)
                 continue
             try:
                 result = parse(read(), url=args.url)
-            except ParseError as error:
-                failures += 1
-                print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
-                continue
-            except OSError as error:
-                failures += 1
-                print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
+            except Exception as error:  # whatever one input does, one line, and on to the next
+                tally.failed(name, input_error(error))
                 continue
             out.write(result)
-    return ExitCode.FAILED if failures else ExitCode.OK
+            tally.warned(name, result)
+    return tally.exit_code()
 
 
-def _parse_archive(name: str, out: Any) -> int:
-    """Write the records of a WARC archive (as the job that wrote it gave them); returns the failures."""
+def _parse_archive(name: str, out: Any, tally: Tally) -> None:
+    """Write the records of a WARC archive (as the job that wrote it gave them)."""
+    from pubharvest.errors import Unreadable
     from pubharvest.parsers import ParseError
     from pubharvest.scrapers.archive import archive_results
 
-    failures = 0
+    from .inputs import input_error
+
     try:
         for where, result in archive_results(name):
             if isinstance(result, ParseError):
-                failures += 1
-                print(f"{where}: {result.code}: {result.message}", file=sys.stderr)
+                tally.failed(where, result)
             else:
                 out.write(result)
+                tally.warned(where, cast("PageResult", result))
+    except OSError as error:
+        tally.failed(name, input_error(error))
     except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback
-        print(f"{name}: unreadable: not a readable WARC archive ({type(error).__name__}: {error})", file=sys.stderr)
-        failures += 1
-    return failures
+        tally.failed(name, Unreadable(f"not a readable WARC archive ({type(error).__name__}: {error})"))
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from pubharvest.parsers import ParseError
-
-    from .inputs import read_results
+    from .inputs import input_error, iter_inputs, read_results
     from .merge import merge
     from .output import MERGED_WRITERS, open_output
 
-    failures, pages = 0, []
-    for name, read in iter_inputs(args.paths):
+    tally, pages = Tally(args.strict), []
+    for name, read in iter_inputs(args.paths, args.max_bytes):
         try:
-            pages += [(name, result) for result in read_results(read(), url=args.url)]
-        except (ParseError, OSError) as error:
-            failures += 1
-            print(failure_line(name, error), file=sys.stderr)
+            results = read_results(read(), url=args.url)
+        except Exception as error:  # whatever one input does, one line, and on to the next
+            tally.failed(name, input_error(error))
+            continue
+        for result in results:
+            tally.warned(name, result)
+            pages.append((name, result))
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
-    return ExitCode.FAILED if failures else ExitCode.OK
-
-
-def failure_line(name: str, error: PubharvestError | OSError) -> str:
-    """The one stderr line for an input that failed: ``path: code: message``."""
-    if isinstance(error, OSError):
-        return f"{name}: unreadable: {error.strerror or error}"
-    return f"{name}: {error.code}: {error.message}"
-
-
-def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[str, Callable[[], bytes]]]:
-    """``(name, read)`` for every input, in command-line order; folders are walked in sorted order."""
-    for raw in paths:
-        if raw == "-":
-            yield "<stdin>", sys.stdin.buffer.read
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if _is_page_file(p, path)):
-                yield str(child), child.read_bytes
-        else:
-            yield raw, path.read_bytes
-
-
-def _is_page_file(path: Path, root: Path) -> bool:
-    """Whether a file found in a folder is a page to parse (records we wrote ourselves are not)."""
-    relative = path.relative_to(root).parts
-    if any(part.startswith(".") for part in relative) or not path.is_file():
-        return False
-    if path.suffix.lower() not in PAGE_SUFFIXES:
-        return False
-    return path.suffix.lower() != ".json" or not _is_records_file(path)
-
-
-def _is_records_file(path: Path) -> bool:
-    """A JSON file of pubharvest records (page results, a merge, or a fixture's expected outcome)
-    rather than a page."""
-    import json
-
-    try:
-        data = json.loads(path.read_bytes())
-    except (ValueError, OSError):
-        return False
-    items = data if isinstance(data, list) else [data]
-    return all(isinstance(i, dict) and ({"site", "page"} <= i.keys() or "error" in i
-                                        or {"profiles", "papers"} <= i.keys()) for i in items)
+    return tally.exit_code()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ Exception hierarchy::
     │   │   └── NotFound                 the same, met while fetching
     │   ├── Unrecognised                 "unrecognised": no site or kind of page pubharvest knows
     │   ├── LayoutChanged                "layout_changed": a known site without its known structure
-    │   └── BadRecords                   "bad_records": JSON that claims to be records but is not
+    │   ├── BadRecords                   "bad_records": JSON that claims to be records but is not
+    │   ├── TooLarge                     "too_large": an input past the size ceiling (after decompression)
+    │   └── Unreadable                   "unreadable": a file or folder that cannot be read (permissions, ...)
     ├── FetchError                       "fetch_failed": a page that could not be fetched
     │   ├── Unreachable                  "unreachable": connection errors or timeouts throughout
     │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
@@ -44,7 +46,7 @@ from enum import IntEnum
 __all__ = [
     "PubharvestError",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised",
-    "LayoutChanged", "BadRecords",
+    "LayoutChanged", "BadRecords", "TooLarge", "Unreadable", "MAX_INPUT_BYTES",
     "FetchError", "Unreachable", "HttpError", "HostBlocked", "NotFound", "RobotsDisallowed",
     "JobError", "StoreError",
     "PARSE_CODES", "ExitCode",
@@ -117,6 +119,22 @@ class BadRecords(ParseError):
     """JSON that claims to be pubharvest records (it has ``site`` and ``page``) but is not valid."""
 
     code = "bad_records"
+
+
+# The default size ceiling of one input, after decompression: 256 MiB. Past it, ``TooLarge``.
+MAX_INPUT_BYTES = 256 * 2**20
+
+
+class TooLarge(ParseError):
+    """The input (after decompression) is larger than the size ceiling: refused before parsing."""
+
+    code = "too_large"
+
+
+class Unreadable(ParseError):
+    """A file or folder that cannot be read: no permission, gone, not a file. ``message`` is the OS's reason."""
+
+    code = "unreadable"
 
 
 class FetchError(PubharvestError):

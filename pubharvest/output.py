@@ -13,8 +13,10 @@ import csv
 import io
 import json
 import os
+import signal
+import stat
 import sys
-import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
@@ -250,29 +252,112 @@ MERGED_WRITERS: dict[str, type[_Writer]] = {
     "csl-json": CslJsonWriter}
 
 
+# Temporary files of ``-o`` are named ``.NAME<TEMP_MARK><pid>``, so that a later run can tell them
+# apart and remove those of a run that was killed.
+TEMP_MARK = ".pubharvest-tmp-"
+
+
 @contextlib.contextmanager
 def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]] = WRITERS) -> Iterator[Any]:
     """A writer for ``fmt`` (one of ``writers``: page results by default, ``MERGED_WRITERS`` for a
-    merge) on stdout, or on a temporary file renamed over ``path`` once complete.
+    merge) on stdout, or on ``path``.
 
-    If writing fails or is interrupted, ``path`` keeps its old content.
+    A regular file (or a new one) is written to a temporary file beside it, renamed over it once
+    complete: if writing fails or is interrupted (Ctrl-C, SIGTERM), ``path`` keeps its old content and
+    the temporary file is removed. The new file keeps the old one's mode (and owner, where allowed); a
+    new file gets the usual mode (0666 less the umask). A symbolic link's target is what is replaced.
+    Anything else (a FIFO, a device such as /dev/null) is written in place, since a rename would replace
+    the node itself.
     """
     if path is None:
-        writer = writers[fmt](sys.stdout)
-        yield writer
-        writer.close()
-        sys.stdout.flush()
+        yield from _writing(sys.stdout, writers[fmt])
         return
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
-        with io.open(fd, "w", encoding="utf-8", newline="") as stream:
-            writer = writers[fmt](stream)
-            yield writer
-            writer.close()
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
+        in_place = not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:  # new, or a dangling symbolic link: its target is created
+        in_place = False
+    if in_place:
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            yield from _writing(stream, writers[fmt])
+        return
+    target = Path(os.path.realpath(path))
+    remove_stale_temps(target)
+    tmp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}")
+    with _sigterm_interrupts():
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            _copy_owner_and_mode(fd, target)
+            with io.open(fd, "w", encoding="utf-8", newline="") as stream:
+                yield from _writing(stream, writers[fmt])
+                os.fsync(stream.fileno())
+            os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def _writing(stream: IO[str], writer_type: type[_Writer]) -> Iterator[_Writer]:
+    """Yield a writer on ``stream``; once the caller is done with it, finish the output and flush."""
+    writer = writer_type(stream)
+    yield writer
+    writer.close()
+    stream.flush()
+
+
+def _copy_owner_and_mode(fd: int, target: Path) -> None:
+    """Give the file open as ``fd`` the owner (where allowed) and mode of ``target``, when it exists."""
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        return
+    if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(PermissionError):  # only root may give a file away
+            os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after chown, which may clear set-id bits
+
+
+def remove_stale_temps(target: Path) -> list[str]:
+    """Remove the temporary files of ``-o`` runs on ``target`` whose process is gone (killed with
+    SIGKILL, or a power cut); returns their names. A PID reused since by another process keeps its file."""
+    prefix = f".{target.name}{TEMP_MARK}"
+    try:
+        names = [n for n in os.listdir(target.parent) if n.startswith(prefix) and n[len(prefix):].isdigit()]
+    except OSError:
+        return []
+    stale = [name for name in names if not _process_alive(int(name[len(prefix):]))]
+    for name in stale:
+        with contextlib.suppress(OSError):
+            os.unlink(target.parent / name)
+    return stale
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs, other than this one (a temp file with our PID is an earlier run's)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    except OverflowError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Within this block, SIGTERM raises ``KeyboardInterrupt``, as Ctrl-C does, so that cleanup runs."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
