@@ -252,7 +252,7 @@ class Store:
                 self.tables = self._checked_tables(path)
             else:
                 self.dialect.create_schema(self.connection)
-                self.tables = set(STORE_TABLES)
+                self.tables = self.dialect.tables(self.connection)
         except BaseException:
             self.connection.close()
             raise
