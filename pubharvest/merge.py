@@ -261,13 +261,14 @@ def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
     fields = {f: getattr(pub, f) for f in SourceRecord.__struct_fields__ if hasattr(pub, f)}
-    return SourceRecord(site=result.site, input=name, page_url=result.url, **_when(result), **fields)
+    run, fetched_at = _when(result)
+    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at, **fields)
 
 
-def _when(result: PageResult) -> dict[str, str | None]:
-    """The job run and fetch time of a record, as merged records give them."""
+def _when(result: PageResult) -> tuple[str | None, str | None]:
+    """The job run and fetch time of a record (None for a page parsed offline)."""
     source = result.source
-    return {"run": source.run, "fetched_at": source.fetched_at} if source else {}
+    return (source.run, source.fetched_at) if source else (None, None)
 
 
 def paper_id(source: SourceRecord, kind: str) -> str | None:
@@ -475,9 +476,11 @@ def _identifiable(result: PageResult) -> bool:
 def profile_source(name: str | None, result: PageResult) -> ProfileSource:
     """What the page ``result`` says about its person (nothing but where, when it has no profile)."""
     profile = result.profile or Profile()
+    run, fetched_at = _when(result)
     return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
                          ids=profile.ids, affiliation=profile.affiliation,
-                         citations=profile.metrics.citations, h_index=profile.metrics.h_index, **_when(result))
+                         citations=profile.metrics.citations, h_index=profile.metrics.h_index,
+                         run=run, fetched_at=fetched_at)
 
 
 def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:

@@ -129,7 +129,8 @@ def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
     outcomes = summary.outcomes.values()
     lines = [f"{o.target}: {o.code}: {o.message}" for o in outcomes if o.status in ("failed", "pending")]
-    lines += [f"{o.target}: {o.code or 'partial'}: {o.message}" for o in outcomes if o.status == "partial" and o.message]
+    lines += [f"{o.target}: {o.code or 'partial'}: {o.message}"
+              for o in outcomes if o.status == "partial" and o.message]
     pending = sum(o.status == "pending" for o in summary.outcomes.values())
     for host, reason in summary.blocked.items():
         lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "

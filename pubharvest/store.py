@@ -87,7 +87,8 @@ _MIGRATIONS = (
         SELECT l.site, l.profile_id, p.last_run, l.publication_id, l.position
         FROM profile_publications l JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id
         WHERE true ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING""",
-    "INSERT INTO store_meta (name, value) VALUES ('schema', '2') ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    "INSERT INTO store_meta (name, value) VALUES ('schema', '2') "
+    "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 )
 # Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export.
 INCOMPLETE = frozenset({"partial", "shrunk", "layout_changed"})
@@ -277,7 +278,8 @@ class Store:
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         site, profile_id = result.site, profile_key(result, fallback_id)
         name = result.profile.name if result.profile else None
-        keyed = [(position, publication_key(site, pub), pub) for position, pub in _in_key_order(site, result.publications)]
+        keyed = [(position, publication_key(site, pub), pub)
+                 for position, pub in _in_key_order(site, result.publications)]
         with self.dialect.transaction(self.connection) as db:
             previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run)).fetchone()
             shrunk = shrink_warning(result, previous)

@@ -13,8 +13,7 @@ import pytest
 pytest.importorskip("scrapy")
 
 from fakesite import FakeSite  # noqa: E402
-from scrapejobs import (  # noqa: E402
-    SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, lines_without_when, profile_key, records, write_job)
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, lines_without_when, profile_key, records, write_job  # noqa: E402
 from scrapyjobs import run_cli, start_cli, wait_until  # noqa: E402
 from slowsite import SlowSite  # noqa: E402
 
