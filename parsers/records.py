@@ -200,9 +200,14 @@ class PageWarning(_Record):
     message: str
 
 
-class Source(_Record):
+class Source(_Record, omit_defaults=True):
+    """Where a record came from: the input's hash and the parser; a scraper job adds its ``run`` id and
+    when the page was fetched (``fetched_at``, ISO UTC), left out of the JSON when absent (an offline parse)."""
+
     sha256: str
     parser: str
+    run: str | None = None
+    fetched_at: str | None = None
 
 
 class PageResult(_Record):

@@ -92,6 +92,8 @@ class SourceRecord(Bibliographic, kw_only=True):
     page_url: str | None = None
     citations: int | None = None
     flags: list[str] = []
+    run: str | None = None  # the job run and fetch time of the page (records a job wrote)
+    fetched_at: str | None = None
 
 
 class Match(_Merged, kw_only=True):
@@ -107,6 +109,7 @@ class Paper(Bibliographic, kw_only=True):
 
     key: str  # its BibTeX key and CSL id
     citations_max: int | None = None  # the highest count among the sources
+    citations_latest: int | None = None  # the count of the most recently fetched source (records a job wrote)
     sources: list[SourceRecord]
     matched_by: list[Match] = []
 
@@ -122,6 +125,8 @@ class ProfileSource(_Merged, kw_only=True):
     affiliation: str | None = None
     citations: int | None = None
     h_index: int | None = None
+    run: str | None = None
+    fetched_at: str | None = None
 
 
 class MergedProfile(_Merged, kw_only=True):
@@ -149,9 +154,39 @@ def merged_json_schema() -> dict[str, Any]:
 
 
 def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
-    """One record per paper and per person, from ``(input name, page result)`` pairs, in input order."""
-    pages = list(pages)
+    """One record per paper and per person, from ``(input name, page result)`` pairs, in input order;
+    of the records a job wrote, only the latest of each source and page (``latest_records``)."""
+    pages = latest_records(list(pages))
     return MergeResult(profiles=merge_profiles(pages), papers=merge_papers(pages))
+
+
+def latest_records(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[str | None, PageResult]]:
+    """``pages`` without the earlier records of a source a job fetched more than once: of the records
+    with a fetch time and one ``source_key``, the latest (the last given, of equal times) stays.
+    Records without a fetch time (parsed offline) all stay, in input order.
+
+    >>> from pubharvest.parsers.records import Source
+    >>> def fetched(when): return PageResult(site="msr", page="profile", url="https://msr/ada",
+    ...     source=Source(sha256="", parser="", run=when, fetched_at=when))
+    >>> [r.source.fetched_at for _, r in latest_records([(None, fetched("2024-05")), (None, fetched("2024-04"))])]
+    ['2024-05']
+    """
+    latest: dict[tuple[str, str, str], tuple[str, int]] = {}
+    for index, (_, result) in enumerate(pages):
+        if (key := source_key(result)) and result.source and result.source.fetched_at:
+            latest[key] = max(latest.get(key, ("", -1)), (result.source.fetched_at, index))
+    kept = {index for _, index in latest.values()}
+    return [pair for index, pair in enumerate(pages) if index in kept or source_key(pair[1]) is None
+            or not (pair[1].source and pair[1].source.fetched_at)]
+
+
+def source_key(result: PageResult) -> tuple[str, str, str] | None:
+    """Which source a record is of: its site, page kind, and the person's id on the site, else the
+    profile's or the page's URL (None when it has none)."""
+    profile = result.profile
+    who = (id_value(profile.ids, result.site) or profile.url) if profile else None
+    who = who or result.url
+    return (result.site, result.page, who) if who else None
 
 
 # --- papers ------------------------------------------------------------------------------------
@@ -226,7 +261,14 @@ def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
     fields = {f: getattr(pub, f) for f in SourceRecord.__struct_fields__ if hasattr(pub, f)}
-    return SourceRecord(site=result.site, input=name, page_url=result.url, **fields)
+    run, fetched_at = _when(result)
+    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at, **fields)
+
+
+def _when(result: PageResult) -> tuple[str | None, str | None]:
+    """The job run and fetch time of a record (None for a page parsed offline)."""
+    source = result.source
+    return (source.run, source.fetched_at) if source else (None, None)
 
 
 def paper_id(source: SourceRecord, kind: str) -> str | None:
@@ -319,11 +361,23 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         url=primary.url or next((s.url for s in sources if s.url), None),
         publisher=primary.publisher,
         citations_max=max((s.citations for s in sources if s.citations is not None), default=None),
+        citations_latest=latest_count(sources),
         sources=sources,
         matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
     )
     paper.key = keys.key(paper)
     return paper
+
+
+def latest_count(sources: Sequence[SourceRecord]) -> int | None:
+    """The citation count of the most recently fetched source that gives one (None when no source has a fetch time).
+
+    >>> latest_count([SourceRecord(site="scholar", citations=9, fetched_at="2024-05-01T00:00:00Z"),
+    ...               SourceRecord(site="elamur", citations=7, fetched_at="2024-06-01T00:00:00Z")])
+    7
+    """
+    timed = [s for s in sources if s.fetched_at and s.citations is not None]
+    return max(timed, key=lambda s: s.fetched_at or "").citations if timed else None
 
 
 def _best_title(sources: list[SourceRecord]) -> str | None:
@@ -422,9 +476,11 @@ def _identifiable(result: PageResult) -> bool:
 def profile_source(name: str | None, result: PageResult) -> ProfileSource:
     """What the page ``result`` says about its person (nothing but where, when it has no profile)."""
     profile = result.profile or Profile()
+    run, fetched_at = _when(result)
     return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
                          ids=profile.ids, affiliation=profile.affiliation,
-                         citations=profile.metrics.citations, h_index=profile.metrics.h_index)
+                         citations=profile.metrics.citations, h_index=profile.metrics.h_index,
+                         run=run, fetched_at=fetched_at)
 
 
 def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:

@@ -129,7 +129,8 @@ def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
     outcomes = summary.outcomes.values()
     lines = [f"{o.target}: {o.code}: {o.message}" for o in outcomes if o.status in ("failed", "pending")]
-    lines += [f"{o.target}: partial: {o.message}" for o in outcomes if o.status == "partial" and o.message]
+    lines += [f"{o.target}: {o.code or 'partial'}: {o.message}"
+              for o in outcomes if o.status == "partial" and o.message]
     pending = sum(o.status == "pending" for o in summary.outcomes.values())
     for host, reason in summary.blocked.items():
         lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "
@@ -144,23 +145,21 @@ def account(summary: Summary, rerun: str) -> list[str]:
 
 
 def export_store(args: argparse.Namespace) -> int:
-    """Write the store's profiles (or its citation history) as JSON Lines."""
+    """Write the store's profiles (each one's latest complete record) or its citation history as
+    JSON Lines. The store is opened read-only; one that is not a store, or is damaged, is one line."""
     import json
 
     from .errors import StoreError
     from .output import open_output
-    from .store import is_database_url
+    from .store import Store, is_database_url
 
     if not (is_database_url(args.store) or Path(args.store).is_file()):
         print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        store = _open_store(args.store)
+        store = Store(args.store, readonly=True)
     except StoreError as error:
         print(f"pubharvest store: {error}", file=sys.stderr)
-        return ExitCode.USAGE
-    except sqlite3.Error as error:
-        print(f"pubharvest store: {args.store}: not a pubharvest store ({error})", file=sys.stderr)
         return ExitCode.USAGE
     try:
         with open_output("jsonl", args.output) as out:
@@ -170,6 +169,12 @@ def export_store(args: argparse.Namespace) -> int:
             else:
                 for result in store.profiles():
                     out.write(result)
+    except StoreError as error:
+        print(f"pubharvest store: {args.store}: {error}", file=sys.stderr)
+        return ExitCode.FAILED
+    except sqlite3.Error as error:  # damage past the first page (a cut file) shows only when read
+        print(f"pubharvest store: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
+        return ExitCode.FAILED
     finally:
         store.close()
     return ExitCode.OK

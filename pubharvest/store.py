@@ -1,8 +1,15 @@
-"""The store: profiles, publications, and a citation snapshot per publication per run, in SQLite
-or, for many workers writing into one database, in PostgreSQL (``Store("postgresql://...")``).
+"""The store: profiles, publications, which publications each profile listed in each run, and a
+citation snapshot per publication per run, in SQLite or, for many workers writing into one
+database, in PostgreSQL (``Store("postgresql://...")``).
 
-Rows are upserted by ``(site, id)``, so a weekly job keeps one row per profile and publication
-while ``citation_snapshots`` grows by one row per publication per run: how citations grew.
+History is kept, never replaced: every run's record of a profile (``profile_runs``) and the
+publications it listed (``run_publications``) stay, so a bad run cannot erase a good one.
+``profiles`` and ``profile_publications`` hold each profile's latest *complete* record and its
+listing (the latest record when none is complete), which is what ``store export`` gives: a record
+is complete unless it says it is ``partial`` or ``shrunk`` (it lost more than half of the
+publications of the profile's previous run without the page saying so; a shrink seen twice in a
+row is complete). Publications are upserted by ``(site, id)`` (their latest record), and
+``citation_snapshots`` grows by one row per publication per run: how citations grew.
 The SQL is kept portable (``INSERT ... ON CONFLICT ... DO UPDATE``, no SQLite-only types); the
 two databases differ only in what ``_Dialect`` covers: connecting, placeholders, transactions.
 
@@ -13,6 +20,10 @@ two databases differ only in what ``_Dialect`` covers: connecting, placeholders,
 >>> store.save("run1", "U", page)
 >>> [r.publications[0].citations for r in store.profiles()], store.citation_history()[0]["citations"]
 ([3], 3)
+>>> store.save("run2", "U", msgspec.structs.replace(page, publications=[])).code
+'shrunk'
+>>> [len(r.publications) for r in store.profiles()]
+[1]
 """
 
 from __future__ import annotations
@@ -24,15 +35,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
+import msgspec.inspect
 
-from pubharvest.parsers.records import PageResult, Publication, from_json, to_json
+from pubharvest.parsers.records import PageResult, PageWarning, Publication, to_json
 from pubharvest.scrapers.job import DEFAULT_STORE
 
 from .errors import StoreError
 from .identifiers import id_value
+
+_Struct = TypeVar("_Struct", bound=msgspec.Struct)
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
@@ -49,7 +63,35 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS citation_snapshots (
         run_id TEXT NOT NULL, site TEXT NOT NULL, publication_id TEXT NOT NULL, citations INTEGER,
         taken_at TEXT NOT NULL, PRIMARY KEY (run_id, site, publication_id))""",
+    # schema 2: history. Rows here are never deleted by a later run.
+    """CREATE TABLE IF NOT EXISTS profile_runs (
+        site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, record TEXT NOT NULL,
+        publications INTEGER NOT NULL, complete INTEGER NOT NULL, saved_at TEXT NOT NULL,
+        PRIMARY KEY (site, profile_id, run_id))""",
+    """CREATE TABLE IF NOT EXISTS run_publications (
+        site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, publication_id TEXT NOT NULL,
+        position INTEGER NOT NULL, PRIMARY KEY (site, profile_id, run_id, publication_id))""",
+    """CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)""",
 )
+SCHEMA_VERSION = "2"
+# The tables a store of any version has: a file without them is not a pubharvest store.
+STORE_TABLES = frozenset({"profiles", "publications", "profile_publications"})
+# A store of schema 1 kept one listing per profile (its last run's): it becomes that run's history.
+_MIGRATIONS = (
+    """INSERT INTO profile_runs (site, profile_id, run_id, record, publications, complete, saved_at)
+        SELECT p.site, p.profile_id, p.last_run, p.record,
+            (SELECT count(*) FROM profile_publications l WHERE l.site = p.site AND l.profile_id = p.profile_id),
+            1, p.updated_at
+        FROM profiles p WHERE true ON CONFLICT (site, profile_id, run_id) DO NOTHING""",
+    """INSERT INTO run_publications (site, profile_id, run_id, publication_id, position)
+        SELECT l.site, l.profile_id, p.last_run, l.publication_id, l.position
+        FROM profile_publications l JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id
+        WHERE true ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING""",
+    "INSERT INTO store_meta (name, value) VALUES ('schema', '2') "
+    "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+)
+# Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export.
+INCOMPLETE = frozenset({"partial", "shrunk", "layout_changed"})
 
 _UPSERT_PROFILE = """INSERT INTO profiles (site, profile_id, name, url, record, first_run, last_run, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -65,7 +107,14 @@ _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_
     VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
         taken_at = excluded.taken_at"""
-
+_UPSERT_RUN = """INSERT INTO profile_runs (site, profile_id, run_id, record, publications, complete, saved_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (site, profile_id, run_id) DO UPDATE SET record = excluded.record,
+        publications = excluded.publications, complete = excluded.complete, saved_at = excluded.saved_at"""
+_PREVIOUS_RUN = """SELECT run_id, publications FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id <> ?
+    ORDER BY saved_at DESC, run_id DESC LIMIT 1"""
+_EXPORTED_RUN = """SELECT run_id FROM profile_runs WHERE site = ? AND profile_id = ?
+    ORDER BY complete DESC, saved_at DESC, run_id DESC LIMIT 1"""
 
 
 _DATABASE_URL = re.compile(r"postgres(ql)?://", re.IGNORECASE)
@@ -85,11 +134,17 @@ class _Dialect:
 
     name = "sqlite"
 
-    def connect(self, location: str | Path):
+    def connect(self, location: str | Path, readonly: bool = False):
+        if readonly:  # the URI form: nothing is ever written, not even a journal or an empty file
+            return sqlite3.connect(Path(location).resolve().as_uri() + "?mode=ro", uri=True)
         if str(location) != ":memory:":
             Path(location).parent.mkdir(parents=True, exist_ok=True)
         # A job saves from its writer thread, one save at a time.
         return sqlite3.connect(str(location), check_same_thread=False)
+
+    def tables(self, connection) -> set[str]:
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        return {name for (name,) in rows}
 
     def sql(self, statement: str) -> str:
         return statement
@@ -101,8 +156,17 @@ class _Dialect:
 
     def create_schema(self, connection) -> None:
         with self.transaction(connection) as db:
-            for statement in SCHEMA:
-                db.execute(statement)
+            _create_schema(db)
+
+
+def _create_schema(db: _Sql) -> None:
+    """The tables, and an older store's rows carried into the history tables (once, in this transaction)."""
+    for statement in SCHEMA:
+        db.execute(statement)
+    version = db.execute("SELECT value FROM store_meta WHERE name = 'schema'").fetchone()
+    if version is None or version[0] < SCHEMA_VERSION:
+        for statement in _MIGRATIONS:
+            db.execute(statement)
 
 
 class _Postgres(_Dialect):
@@ -110,16 +174,24 @@ class _Postgres(_Dialect):
 
     name = "postgresql"
 
-    def connect(self, location: str | Path):
+    def connect(self, location: str | Path, readonly: bool = False):
         try:
             import psycopg
         except ImportError:
             raise StoreError("a PostgreSQL store needs psycopg: pip install 'pubharvest[scrapy]'") from None
         try:
-            return psycopg.connect(str(location), autocommit=True, connect_timeout=10)
+            connection = psycopg.connect(str(location), autocommit=True, connect_timeout=10)
+            if readonly:
+                connection.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            return connection
         except psycopg.Error as error:
             where = without_password(str(location))
             raise StoreError(f"cannot open the store at {where}: {_first_line(error)}") from None
+
+    def tables(self, connection) -> set[str]:
+        rows = connection.execute("SELECT table_name FROM information_schema.tables "
+                                  "WHERE table_schema = current_schema()").fetchall()
+        return {name for (name,) in rows}
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"
@@ -139,8 +211,7 @@ class _Postgres(_Dialect):
             # workers starting together would race on CREATE TABLE IF NOT EXISTS (a unique violation
             # in pg_type); one advisory lock for the length of this transaction serialises them
             db.execute("SELECT pg_advisory_xact_lock(7303652)")
-            for statement in SCHEMA:
-                db.execute(statement)
+            _create_schema(db)
 
 
 def _first_line(error: Exception) -> str:
@@ -169,38 +240,77 @@ class _Sql:
 
 class Store:
     """A store in SQLite (a path) or PostgreSQL (a ``postgresql://`` URL); ``save`` is one transaction
-    per profile, so a crash leaves none half-saved."""
+    per profile, so a crash leaves none half-saved. ``readonly=True`` (``store export``) opens an
+    existing store without writing anything into it, and refuses a file that is not one."""
 
-    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+    def __init__(self, path: str | Path = DEFAULT_STORE, readonly: bool = False) -> None:
         if "://" in str(path) and not is_database_url(path):
             raise StoreError(f"{path}: a store is an SQLite file or a postgresql:// URL")
         self.dialect = _Postgres() if is_database_url(path) else _Dialect()
-        self.connection = self.dialect.connect(path)
-        self.dialect.create_schema(self.connection)
+        self.connection = self.dialect.connect(path, readonly)
+        try:
+            if readonly:
+                self.tables = self._checked_tables(path)
+            else:
+                self.dialect.create_schema(self.connection)
+                self.tables = self.dialect.tables(self.connection)
+        except BaseException:
+            self.connection.close()
+            raise
+
+    def _checked_tables(self, path: str | Path) -> set[str]:
+        where = without_password(str(path))
+        try:
+            tables = self.dialect.tables(self.connection)
+        except sqlite3.Error as error:  # random bytes, a damaged header
+            raise StoreError(f"{where}: not a readable pubharvest store ({_first_line(error)})") from None
+        if not STORE_TABLES <= tables:
+            raise StoreError(f"{where}: not a pubharvest store (no {', '.join(sorted(STORE_TABLES - tables))} table)")
+        return tables
 
     def close(self) -> None:
         self.connection.close()
 
-    def save(self, run: str, fallback_id: str, result: PageResult) -> None:
-        """Upsert a profile's record and its publications, and snapshot their citations for ``run``."""
+    def save(self, run: str, fallback_id: str, result: PageResult) -> PageWarning | None:
+        """Keep a profile's record for ``run``: its listing in the history, its publications upserted
+        with their citations snapshotted; it becomes the exported record unless it is incomplete and
+        a complete one is stored. Returns the ``shrunk`` warning when the record has one."""
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         site, profile_id = result.site, profile_key(result, fallback_id)
-        profile = msgspec.structs.replace(result, publications=[])
         name = result.profile.name if result.profile else None
+        keyed = [(position, publication_key(site, pub), pub)
+                 for position, pub in _in_key_order(site, result.publications)]
         with self.dialect.transaction(self.connection) as db:
-            db.execute(_UPSERT_PROFILE, (site, profile_id, name, result.url, to_json(profile).decode(), run, run, now))
-            db.execute("DELETE FROM profile_publications WHERE site = ? AND profile_id = ?", (site, profile_id))
-            for position, pub in _in_key_order(site, result.publications):
-                pub_id = publication_key(site, pub)
+            previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run)).fetchone()
+            shrunk = shrink_warning(result, previous)
+            warnings = result.warnings + ([shrunk] if shrunk else [])
+            profile = to_json(msgspec.structs.replace(result, publications=[], warnings=warnings)).decode()
+            complete = not any(w.code in INCOMPLETE for w in warnings)
+            db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now))
+            db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
+                       (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
+            for position, pub_id, pub in keyed:
                 db.execute(_UPSERT_PUBLICATION, (site, pub_id, pub.title, pub.year, pub.citations,
                                                  to_json(pub).decode(), run, now))
-                db.execute("INSERT INTO profile_publications (site, profile_id, publication_id, position) "
-                           "VALUES (?, ?, ?, ?) ON CONFLICT (site, profile_id, publication_id) DO NOTHING",
-                           (site, profile_id, pub_id, position))
+                db.execute("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
+                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
+                           (site, profile_id, run, pub_id, position))
                 db.execute(_UPSERT_SNAPSHOT, (run, site, pub_id, pub.citations, now))
+            if db.execute(_EXPORTED_RUN, (site, profile_id)).fetchone() == (run,):
+                db.execute(_UPSERT_PROFILE, (site, profile_id, name, result.url, profile, run, run, now))
+                db.execute("DELETE FROM profile_publications WHERE site = ? AND profile_id = ?", (site, profile_id))
+                db.execute("INSERT INTO profile_publications (site, profile_id, publication_id, position) "
+                           "SELECT site, profile_id, publication_id, position FROM run_publications "
+                           "WHERE site = ? AND profile_id = ? AND run_id = ? "
+                           "ON CONFLICT (site, profile_id, publication_id) DO NOTHING", (site, profile_id, run))
+        return shrunk
 
     def profiles(self) -> Iterator[PageResult]:
-        """Every stored profile as a ``PageResult``, with its publications in page order."""
+        """Every stored profile's exported record as a ``PageResult``, with its publications in page order.
+
+        Fields a newer version added to a stored record are left out; a record that cannot be read
+        even so raises ``StoreError`` naming it.
+        """
         db = _Sql(self.connection, self.dialect)
         rows = db.execute("SELECT site, profile_id, record FROM profiles ORDER BY site, profile_id")
         for site, profile_id, record in rows.fetchall():
@@ -208,8 +318,11 @@ class Store:
                 "SELECT p.record FROM profile_publications l JOIN publications p "
                 "ON p.site = l.site AND p.publication_id = l.publication_id "
                 "WHERE l.site = ? AND l.profile_id = ? ORDER BY l.position", (site, profile_id))
-            result = from_json(record)
-            result.publications = [msgspec.json.decode(r, type=Publication) for (r,) in pubs.fetchall()]
+            try:
+                result = decoded(record, PageResult)
+                result.publications = [decoded(r, Publication) for (r,) in pubs.fetchall()]
+            except (msgspec.ValidationError, msgspec.DecodeError) as error:
+                raise StoreError(f"the stored record of {site}:{profile_id} cannot be read: {error}") from None
             yield result
 
     def citation_history(self) -> list[dict[str, Any]]:
@@ -219,6 +332,67 @@ class Store:
             "ORDER BY site, publication_id, taken_at, run_id")
         keys = ("site", "publication_id", "run_id", "taken_at", "citations")
         return [dict(zip(keys, row)) for row in rows.fetchall()]
+
+    def listings(self, site: str, profile_id: str) -> list[tuple[str, bool, list[str]]]:
+        """A profile's history: ``(run id, complete, publication ids in page order)`` per run, oldest first."""
+        if "profile_runs" not in self.tables:  # a schema 1 store opened read-only: its one listing
+            return []
+        db = _Sql(self.connection, self.dialect)
+        runs = db.execute("SELECT run_id, complete FROM profile_runs WHERE site = ? AND profile_id = ? "
+                          "ORDER BY saved_at, run_id", (site, profile_id)).fetchall()
+        return [(run, bool(complete), [pub for (pub,) in db.execute(
+            "SELECT publication_id FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ? "
+            "ORDER BY position", (site, profile_id, run)).fetchall()]) for run, complete in runs]
+
+
+def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> PageWarning | None:
+    """A ``shrunk`` warning when ``result`` lists fewer than half the publications of the profile's
+    ``previous`` run ``(run id, count)`` and the page does not account for it: no ``partial``
+    warning, no stated total (``metrics.works``) equal to what it lists.
+
+    >>> shrink_warning(PageResult(site="scholar", page="profile"), ("r1", 12)).message
+    'lists 0 publications where run r1 listed 12: kept, but not exported while that record stands'
+    >>> shrink_warning(PageResult(site="scholar", page="profile", warnings=[PageWarning(code="partial", message="")]),
+    ...                ("r1", 12)) is None
+    True
+    """
+    if previous is None:
+        return None
+    run, before = previous
+    count = len(result.publications)
+    works = result.profile.metrics.works if result.profile else None
+    if count * 2 >= before or works == count or any(w.code == "partial" for w in result.warnings):
+        return None
+    return PageWarning(code="shrunk", message=f"lists {count} publications where run {run} listed {before}: "
+                                              "kept, but not exported while that record stands")
+
+
+def decoded(data: str | bytes, kind: type[_Struct]) -> _Struct:
+    """A stored record as ``kind``, leaving out fields this version does not know (a newer version's).
+
+    >>> decoded('{"title": "T", "added_later": 1}', Publication).title
+    'T'
+    """
+    try:
+        return msgspec.json.decode(data, type=kind)
+    except msgspec.ValidationError:
+        return msgspec.convert(known_fields(msgspec.json.decode(data), msgspec.inspect.type_info(kind)), kind)
+
+
+def known_fields(value: Any, info: msgspec.inspect.Type) -> Any:
+    """``value`` (decoded JSON) without the struct fields that ``info`` does not name, at every depth."""
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.UnionType):
+        shapes = [t for t in info.types if isinstance(t, (inspect.StructType, inspect.ListType, inspect.DictType))]
+        return known_fields(value, shapes[0]) if len(shapes) == 1 else value
+    if isinstance(info, inspect.StructType) and isinstance(value, dict):
+        fields = {f.encode_name: f.type for f in info.fields}
+        return {key: known_fields(item, fields[key]) for key, item in value.items() if key in fields}
+    if isinstance(info, inspect.ListType) and isinstance(value, list):
+        return [known_fields(item, info.item_type) for item in value]
+    if isinstance(info, inspect.DictType) and isinstance(value, dict):
+        return {key: known_fields(item, info.value_type) for key, item in value.items()}
+    return value
 
 
 def _in_key_order(site: str, publications: list[Publication]) -> list[tuple[int, Publication]]:

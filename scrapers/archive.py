@@ -19,6 +19,10 @@ from io import BytesIO
 from pathlib import Path
 from typing import BinaryIO
 
+import msgspec
+
+from pubharvest.parsers.records import PageResult
+
 from . import sites
 
 TARGET_PREFIX = "pubharvest:target:"
@@ -81,11 +85,14 @@ class ArchiveWriter:
         self.writer.write_record(response)
         self.writer.write_record(request)
 
-    def target_done(self, run: str, key: str, outcome: str, response_ids: list[str]) -> None:
-        """Record which responses make up a finished target, and make the archive durable up to here."""
+    def target_done(self, run: str, key: str, outcome: str, response_ids: list[str],
+                    fetched_at: str | None = None) -> None:
+        """Record which responses make up a finished target (and when its record says it was fetched),
+        and make the archive durable up to here."""
         if self.error is not None:
             raise self.error
-        payload = json.dumps({"run": run, "target": key, "outcome": outcome, "responses": response_ids}).encode()
+        entry = {"run": run, "target": key, "outcome": outcome, "responses": response_ids, "fetched_at": fetched_at}
+        payload = json.dumps(entry).encode()
         record = self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
                                                 warc_content_type="application/json")
         self.writer.write_record(record)
@@ -137,6 +144,7 @@ class ArchivedTarget:
     key: str
     outcome: str
     offsets: list[int]
+    fetched_at: str | None = None
 
 
 def _scan(path: str | Path) -> tuple[bool, list[ArchivedTarget]]:
@@ -160,7 +168,8 @@ def _scan(path: str | Path) -> tuple[bool, list[ArchivedTarget]]:
                 targets.pop((entry["run"], entry["target"]), None)
                 targets[(entry["run"], entry["target"])] = entry
     return ours, [ArchivedTarget(e["run"], e["target"], e["outcome"],
-                                 [offsets[i] for i in e["responses"] if i in offsets]) for e in targets.values()]
+                                 [offsets[i] for i in e["responses"] if i in offsets], e.get("fetched_at"))
+                  for e in targets.values()]
 
 
 def _page(record) -> ArchivedPage | None:
@@ -176,6 +185,13 @@ def _page_at(stream: BinaryIO, offset: int) -> ArchivedPage | None:
 
     stream.seek(offset)
     return _page(next(iter(ArchiveIterator(stream))))
+
+
+def stamped(result: PageResult, run: str, fetched_at: str | None) -> PageResult:
+    """``result`` with the job run and fetch time the job gave it (an archive of an older version has no time)."""
+    if result.source is not None and fetched_at is not None:
+        result.source = msgspec.structs.replace(result.source, run=run, fetched_at=fetched_at)
+    return result
 
 
 def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
@@ -203,6 +219,7 @@ def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
             site = sites.SITES[target.key.split(":", 1)[0]]
             pages = list(filter(None, (_page_at(stream, offset) for offset in target.offsets)))
             try:
-                yield f"{path}#{target.key}", site.merge([parse(p.body, url=p.url) for p in pages])
+                record = site.merge([parse(p.body, url=p.url) for p in pages])
+                yield f"{path}#{target.key}", stamped(record, target.run, target.fetched_at)
             except ParseError as error:
                 yield f"{path}#{target.key}", error

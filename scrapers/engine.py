@@ -20,18 +20,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from pubharvest.errors import Blocked, ExitCode, FetchError, HostBlocked, PubharvestError
 from pubharvest.parsers import parse
-from pubharvest.parsers.records import PageResult, to_json
+from pubharvest.parsers.records import PageResult, PageWarning, to_json
 
 from . import sites
-from .archive import ArchiveWriter
+from .archive import ArchiveWriter, stamped
 from .job import Job, Target
 
-# (run id, target, merged record) -> None; called before the ledger says the target is done
-Sink = Callable[[str, Target, PageResult], None]
+# (run id, target, merged record) -> a warning that makes the target partial (the store's ``shrunk``), or None;
+# called before the ledger says the target is done
+Sink = Callable[[str, Target, PageResult], PageWarning | None]
 Event = Callable[..., None]
 
 
@@ -157,7 +159,7 @@ class Engine:
             raise HostBlocked(f"{host}: {error.message}") from None
         self.summary.pages += 1
         self.on_event("page", url=url)
-        return result
+        return stamped(result, self.ledger.run, now_utc())
 
     def commit(self, target: Target, outcome: Outcome, record: PageResult | None = None,
                archived: Sequence[str] = ()) -> None:
@@ -169,9 +171,12 @@ class Engine:
         """
         if record is not None:
             if self.archive is not None:
-                self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived))
+                self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived),
+                                         record.source.fetched_at if record.source else None)
             for sink in self.sinks:
-                sink(self.ledger.run, target, record)
+                said = sink(self.ledger.run, target, record)
+                if said is not None and outcome.status == "done":
+                    outcome.status, outcome.code, outcome.message = "partial", said.code, said.message
             self.ledger.commit(target.key, outcome.status, outcome.code, to_json(record))
         elif outcome.status == "failed":
             self.ledger.commit(target.key, "failed", outcome.code, None)
@@ -182,6 +187,11 @@ class Engine:
         for key in keys:
             self.summary.outcomes.setdefault(key, Outcome(key, "pending", code,
                                                           "the job stopped before this target finished"))
+
+
+def now_utc() -> str:
+    """The time now as a record's ``source.fetched_at`` gives it (a page is parsed as it arrives)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def target_end(target: Target, pages: Sequence[PageResult],

@@ -40,3 +40,15 @@ def records(path: Path) -> list[dict]:
 def profile_key(record: dict) -> str:
     ids = record["profile"]["ids"]
     return f"{record['site']}:{ids[record['site']]}"
+
+
+def without_when(record: dict) -> dict:
+    """``record`` without the job run and fetch time that a job adds to ``source`` (issue 12): what an
+    offline parse of the same bytes gives, and the same for two runs."""
+    source = {k: v for k, v in record.get("source", {}).items() if k not in ("run", "fetched_at")}
+    return {**record, "source": source}
+
+
+def lines_without_when(text: str) -> list[str]:
+    """The JSON Lines of ``text``, each ``without_when``, sorted."""
+    return sorted(json.dumps(without_when(json.loads(line))) for line in text.splitlines())

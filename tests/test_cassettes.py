@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, profile_key, records, write_job
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, profile_key, records, without_when, write_job
 
 import pubharvest.parsers as parsers
 from pubharvest.cli import main
@@ -51,7 +51,7 @@ def test_a_whole_job_replayed(fake_site, tmp_path: Path, capsys) -> None:
     assert len(got[f"scholar:{SCHOLAR_A}"]["publications"]) == 250
     elamur_page = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
     expected = to_builtins(parsers.parse(elamur_page, url=f"{BASE}/free/en/authors/olatunji-ruwase/"))
-    assert got["elamur:olatunji-ruwase"] == expected
+    assert without_when(got["elamur:olatunji-ruwase"]) == expected
     assert len(got["msr:adaexample"]["publications"]) == 5  # after a 500 and a 429
     capsys.readouterr()
     assert main(["parse", "-f", "jsonl", str(tmp_path / "out.warc.gz")]) == 0

@@ -277,3 +277,25 @@ def test_an_output_that_cannot_be_written_is_one_line(capsys, tmp_path: Path, co
 def test_schema_merged_prints_the_merged_schema(capsys) -> None:
     code, out, _ = run(capsys, "schema", "--merged")
     assert code == 0 and {"Paper", "SourceRecord", "Match"} <= set(json.loads(out)["$defs"])
+
+
+def stamped_page(site: str, cites: int, when: str, url: str = "https://example.org/ada") -> PageResult:
+    from pubharvest.parsers.records import Source
+
+    return PageResult(site=site, page="profile", url=url, profile=Profile(name="Ada Example", url=url),
+                      publications=[pub("Deep nets", citations=cites, ids=PublicationIds(doi="10.1/x"))],
+                      source=Source(sha256="0", parser=f"{site}.profile", run=when, fetched_at=when))
+
+
+def test_merge_keeps_the_latest_record_per_source_and_gives_the_latest_count_beside_the_max() -> None:
+    """An append-only job output holds every week's record of a profile: merge keeps the latest
+    (by fetch time, not by input order) and says its count beside the highest."""
+    weeks = [stamped_page("scholar", 50, "2024-05-08T00:00:00Z"), stamped_page("scholar", 40, "2024-05-01T00:00:00Z"),
+             stamped_page("msr", 60, "2024-04-01T00:00:00Z", "https://msr.example/ada")]
+    result = merge((None, page) for page in weeks)
+    [paper] = result.papers
+    assert [(s.site, s.citations, s.fetched_at) for s in paper.sources] == [
+        ("scholar", 50, "2024-05-08T00:00:00Z"), ("msr", 60, "2024-04-01T00:00:00Z")]
+    assert (paper.citations_max, paper.citations_latest) == (60, 50)
+    assert [len(p.sources) for p in result.profiles] == [1, 1]
+    assert result.profiles[0].sources[0].run == "2024-05-08T00:00:00Z"

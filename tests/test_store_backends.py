@@ -64,3 +64,30 @@ def test_an_unusable_location_is_one_clear_error() -> None:
     pytest.importorskip("psycopg")
     with pytest.raises(StoreError, match=r"cannot open the store at postgresql://u:\*\*\*@127.0.0.1:9/x"):
         Store("postgresql://u:secret@127.0.0.1:9/x")
+
+
+def test_a_later_run_never_erases_an_earlier_listing_in_either_database(location) -> None:
+    """Issue 12: run 2 lists nothing (a layout change the page did not own up to): it is kept as
+    run 2's history with a ``shrunk`` warning, and the export still gives run 1's record."""
+    store = Store(location)
+    try:
+        store.save("run1", "U", profile(1))
+        warning = store.save("run2", "U", profile(5, ()))
+        [stored] = list(store.profiles())
+        history = store.listings("scholar", "U")
+    finally:
+        store.close()
+    assert warning is not None and warning.code == "shrunk"
+    assert [p.title for p in stored.publications] == ["B", "A", "C"]
+    assert history == [("run1", True, ["U:B", "U:A", "U:C"]), ("run2", False, [])]
+
+
+def test_export_opens_a_database_read_only(location) -> None:
+    Store(location).close()
+    store = Store(location, readonly=True)
+    try:
+        with pytest.raises(Exception, match="(?i)read.?only|readonly"):
+            with store.dialect.transaction(store.connection) as db:
+                db.execute("INSERT INTO store_meta (name, value) VALUES ('x', 'y')")
+    finally:
+        store.close()
