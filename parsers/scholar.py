@@ -270,7 +270,8 @@ def _user_id(url: str | None) -> str | None:
     return _query_value(url, "user")
 
 
-_QUERY_KEYS = {key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("user", "org", "cites", "citation_for_view", "cstart")}
+_QUERY_KEYS = {key: re.compile(f"[?&;]{key}=([^&#]*)")
+               for key in ("user", "org", "cites", "citation_for_view", "cstart")}
 
 
 def _query_value(url: str | None, key: str) -> str | None:
