@@ -157,6 +157,7 @@ def _parse_profile(doc: Document) -> PageResult:
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
     rows = _table_rows(parts.get("gsc_a_b"))
+    _refuse_parser_cut(doc, parts, rows)
     cut = "</html>" not in doc.text[-4096:].lower()
     # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
     # only the footer; a cut before it may have lost rows, silently.
@@ -169,10 +170,14 @@ def _parse_profile(doc: Document) -> PageResult:
     if cut:
         result.warn("truncated", "the page stops after its publication table; what came later was not saved")
     result.profile = _profile(parts, url)
-    if not result.profile.ids.scholar and rows:
-        result.profile.ids.scholar = (_query_value(_row_link(_row_parts(rows[0]).get("anchor")),
+    articles = _article_rows(rows)
+    if not result.profile.ids.scholar and articles:
+        result.profile.ids.scholar = (_query_value(_row_link(_row_parts(articles[0]).get("anchor")),
                                                    "citation_for_view") or "").split(":")[0] or None
-    result.publications = _publications(rows, result, base=url)
+    _check_row_range(_row_range(parts.get("gsc_a_nn")), rows, articles, result)
+    result.publications = _publications(articles, result, base=url)
+    _warn_if_past_end(rows, articles, result, doc.url)
+    _check_profile_parts(parts, doc, result.profile, result)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
         result.warn("coauthors_partial", "the sidebar shows only the first co-authors; the full list is "
@@ -242,7 +247,18 @@ def _text_of(element: Element | None) -> str | None:
 
 
 def _table_rows(body: Element | None) -> list[Element]:
-    return [row for row in body if "gsc_a_tr" in _classes(row)] if body is not None else []
+    """The rows of ``#gsc_a_b``: publication rows and the "no articles" row."""
+    return [row for row in body if _classes(row) and {"gsc_a_tr", "gsc_a_e"} & set(_classes(row))] \
+        if body is not None else []
+
+
+def _is_no_articles_row(row: Element) -> bool:
+    """Whether ``row`` is the "There are no articles in this profile." row (a ``td.gsc_a_e``)."""
+    return "gsc_a_e" in _classes(row) or any("gsc_a_e" in _classes(cell) for cell in row)
+
+
+def _article_rows(rows: list[Element]) -> list[Element]:
+    return [row for row in rows if not _is_no_articles_row(row)]
 
 
 def _user_id(url: str | None) -> str | None:
@@ -254,7 +270,8 @@ def _user_id(url: str | None) -> str | None:
     return _query_value(url, "user")
 
 
-_QUERY_KEYS = {key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("user", "org", "cites", "citation_for_view")}
+_QUERY_KEYS = {key: re.compile(f"[?&;]{key}=([^&#]*)")
+               for key in ("user", "org", "cites", "citation_for_view", "cstart")}
 
 
 def _query_value(url: str | None, key: str) -> str | None:
@@ -392,11 +409,16 @@ _COAUTHOR_CLASSES = {"gsc_rsb_a_desc": "desc", "gsc_rsb_a_ext2": "email", "gsc_r
                      "gsc_rsb_aa": "item"}
 
 
+def _coauthor_parts(box: Element | None) -> list[dict[str, list[Element]]]:
+    """The parts of each co-author item of the sidebar (see ``_COAUTHOR_CLASSES``)."""
+    return [_by_class(item, _COAUTHOR_CLASSES, tag=("span", "a")) for item in box.iter("li")] if box is not None \
+        else []
+
+
 def _coauthors(box: Element | None) -> list[Coauthor]:
     """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
     found = []
-    for item in box.iter("li") if box is not None else ():
-        parts = _by_class(item, _COAUTHOR_CLASSES, tag=("span", "a"))
+    for item, parts in zip(box.iter("li") if box is not None else (), _coauthor_parts(box)):
         desc = _first(parts, "desc")
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
@@ -423,29 +445,205 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
                                "fetch the rest with cstart/pagesize")
 
 
+# --- invariants: the page checked against itself --------------------------------------------
+# A renamed class must not give a hollow record: each check below compares what the page states
+# (its row range, its links, the raw markup) with what was read, by structure, never by labels.
+
+_NUMBER = re.compile(r"\d(?:[\d.,\u00a0\u202f]*\d)?")
+
+
+def _row_range(span: Element | None) -> tuple[int, int] | None:
+    """The first and last row numbers of ``#gsc_a_nn`` ("Articles 1–20", "記事 1–4"), any language.
+
+    >>> _row_range(etree.fromstring("<span>Artículos 1.001–1.100</span>"))
+    (1001, 1100)
+    >>> _row_range(etree.fromstring("<span></span>")) is None
+    True
+    """
+    numbers = [int(re.sub(r"\D", "", n)) for n in _NUMBER.findall(_text(span))] if span is not None else []
+    return (numbers[0], numbers[-1]) if len(numbers) >= 2 and numbers[-1] >= numbers[0] else None
+
+
+def _check_row_range(stated: tuple[int, int] | None, rows: list[Element], articles: list[Element],
+                     result: PageResult) -> None:
+    """``LayoutChanged`` when the range promises rows and none was found; a ``row_count`` warning
+    when the count differs; ``profile_unreadable`` when a page with rows states no range."""
+    if stated is None:
+        if articles:
+            result.warn("profile_unreadable", "the page states no row range (#gsc_a_nn): the number of rows "
+                                              "read cannot be checked")
+        return
+    first, last = stated
+    want = last - first + 1
+    if not rows:
+        raise LayoutChanged(f"the page says it shows rows {first}–{last} (#gsc_a_nn) but no publication row "
+                            "(#gsc_a_b > tr.gsc_a_tr) was found")
+    if len(articles) != want:
+        result.warn("row_count", f"the page says it shows rows {first}–{last} (#gsc_a_nn) but {len(articles)} "
+                                 "publication rows were read")
+
+
+def _warn_if_past_end(rows: list[Element], articles: list[Element], result: PageResult, url: str | None,
+                      fragment: bool = False) -> None:
+    """A ``past_end`` warning for a "no articles" row on a page that cannot be the whole profile:
+    a later page (``cstart`` > 0, or a fragment) or a profile whose table says it is cited."""
+    if articles or not rows:
+        return
+    cited = bool(result.profile and result.profile.metrics.citations)
+    if fragment or cited or int(_query_value(url, "cstart") or 0) > 0:
+        result.warn("past_end", "the page holds no rows: it starts past the profile's last row (cstart too large)")
+
+
+_REQUIRED_PARTS = {"gsc_prf_i": "the header's details", "gsc_prf_ivh": "the e-mail line",
+                   "gsc_prf_pup-img": "the photo", "gsc_rsb_cit": "the citations box",
+                   "gsc_rsb_st": "the citations table", "gsc_bpf_more": "the \"Show more\" button"}
+
+
+def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Profile, result: PageResult) -> None:
+    """One ``profile_unreadable`` warning naming each part of the header or sidebar that every
+    profile has, or that the page's own links prove, and that could not be read."""
+    missing = [f"{what} (#{key})" for key, what in _REQUIRED_PARTS.items() if key not in parts]
+    if not profile.name:
+        missing.append("the name (#gsc_prf_in is empty)")
+    if "gsc_prf_i" in parts and _headline_affiliation(parts["gsc_prf_i"]) is None:
+        missing.append("the affiliation line (#gsc_prf_i div.gsc_prf_il)")
+    if "gsc_rsb_st" in parts and profile.metrics.citations is None:
+        missing.append("the six counts of the citations table (#gsc_rsb_st td.gsc_rsb_std)")
+    missing += _unread_histogram(parts, profile)
+    if doc.contains("mauthors=label:") and not profile.interests:
+        missing.append("the interests (#gsc_prf_int a.gsc_prf_inta), which the page links")
+    access = profile.public_access
+    shown = "gsc_rsb_mnd" in parts or doc.contains("view_op=list_mandates") or doc.contains('class="gsc_rsb_m_a')
+    if shown and (
+            access is None or access.available is None or access.not_available is None):
+        missing.append("the public-access counts (#gsc_rsb_mnd .gsc_rsb_m_a), which the page links")
+    items = [item for item in _coauthor_parts(parts.get("gsc_rsb_co")) if "desc" in item]
+    if any("affiliation" not in item or "email" not in item for item in items):
+        missing.append("co-author affiliations and e-mails (#gsc_rsb_co span.gsc_rsb_a_ext, .gsc_rsb_a_ext2)")
+    linked = _linked_profiles(doc, profile.ids.scholar)
+    if len(linked) > len(profile.coauthors) or any(c.ids.scholar not in linked for c in profile.coauthors):
+        missing.append(f"co-authors (#gsc_rsb_co .gsc_rsb_a_desc): the page links {len(linked)} other profiles, "
+                       f"{len(profile.coauthors)} were read")
+    if missing:
+        result.warn("profile_unreadable", "could not read " + "; ".join(missing))
+
+
+def _unread_histogram(parts: dict[str, Element], profile: Profile) -> list[str]:
+    """What the citations-per-year chart lacks while the table says the profile is cited."""
+    if not profile.metrics.citations:
+        return []
+    chart = parts.get("hist", parts.get("gsc_g"))
+    if chart is None:
+        return ["the citations-per-year chart (.gsc_md_hist_b)"]
+    labels, bars = _elements(_YEAR_LABELS(chart)), _elements(_BARS(chart))
+    if not labels or not bars:
+        return [f"the chart's {'year labels (span.gsc_g_t)' if not labels else 'bars (a.gsc_g_a)'}"]
+    if sum(y.citations for y in profile.citations_by_year) == 0 or any(not b.get("style") for b in bars):
+        return ["the chart's bars (a.gsc_g_a with a z-index or offset)"]
+    return []
+
+
+_PROFILE_LINK = re.compile(r"citations\?user=([\w-]+)")
+
+
+def _linked_profiles(doc: Document, own: str | None) -> set[str]:
+    """The ids of the other profiles the page links (its co-authors)."""
+    if not doc.contains("citations?user="):
+        return set()
+    return set(_PROFILE_LINK.findall(doc.text)) - {own}
+
+
+def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: list[Element]) -> None:
+    """``Truncated`` when the markup holds parts the tree lacks: libxml2 stops reading at 2048
+    nested elements (even with its huge-tree option) and drops the rest of the page silently."""
+    lost = [key for key in ("gsc_prf_in", "gsc_a_t", "gsc_a_b", "gsc_a_nn")
+            if key not in parts and doc.contains(f'id="{key}"')]
+    if lost or doc.text.count('class="gsc_a_tr"') > len(rows):
+        raise Truncated("the HTML parser stopped before the page's end (nesting deeper than 2048 elements?): "
+                        f"{', '.join('#' + k for k in lost) or 'publication rows'} in the markup but not in the tree")
+
+
 # --- publication rows -----------------------------------------------------------------------
 
 
 def _publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
-    """One ``Publication`` per table row, in page order."""
+    """One ``Publication`` per table row, in page order; rows that lack a cell the parser reads are
+    named in a ``rows_unreadable`` warning, and a table where no row has a title is ``LayoutChanged``."""
     origin = _origin(base)
     found: list[Publication] = []
-    for row in rows:
-        pub = _publication(row, origin)
+    unread: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        parts = _row_parts(row)
+        for field in _missing_row_fields(parts):
+            unread.setdefault(field, []).append(number)
+        pub = _publication(row, origin, parts)
         if "title_looks_like_authors" in pub.flags:
             result.warn("title_looks_like_authors",
-                        f"row {len(found) + 1}: the title looks like an author list: {pub.title!r}")
+                        f"row {number}: the title looks like an author list: {pub.title!r}")
         found.append(pub)
+    if rows and len(unread.get(_ROW_FIELDS["anchor"], ())) == len(rows):
+        raise LayoutChanged(f"none of the {len(rows)} publication rows has a title link ({_ROW_FIELDS['anchor']})")
+    for field, numbers in unread.items():
+        result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(rows)}: no {field}; that field is null")
+    _warn_if_repeated(found, result)
     return found
+
+
+def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
+    """A ``duplicate_rows`` warning when rows repeat a publication id: Scholar lists each once."""
+    seen: set[str] = set()
+    repeats = []
+    for number, pub in enumerate(found, 1):
+        key = pub.ids.scholar
+        if key and key in seen:
+            repeats.append(number)
+        elif key:
+            seen.add(key)
+    if repeats:
+        result.warn("duplicate_rows", f"{_row_numbers(repeats[:20])}{' …' if len(repeats) > 20 else ''} "
+                                      f"({len(repeats)} in all) repeat an earlier row's publication id")
+
+
+# What each row must hold: every row of every saved page has all four, even when empty.
+_ROW_FIELDS = {"anchor": "title link (td.gsc_a_t a.gsc_a_at)",
+               "grays": "authors and venue lines (td.gsc_a_t div.gs_gray)",
+               "count": "citation count (td.gsc_a_c a.gsc_a_ac)",
+               "year": "year (td.gsc_a_y span.gsc_a_h)"}
+
+
+def _missing_row_fields(parts: _RowParts) -> list[str]:
+    """The descriptions of the fields a row lacks (see ``_ROW_FIELDS``)."""
+    missing = [key for key in ("anchor", "count", "year") if parts.get(key) is None]
+    if len(parts["grays"]) < 2:
+        missing.append("grays")
+    return [_ROW_FIELDS[key] for key in missing]
+
+
+def _row_numbers(numbers: list[int]) -> str:
+    """Row numbers in short form.
+
+    >>> _row_numbers([1, 2, 3, 5, 7, 8])
+    'rows 1–3, 5, 7–8'
+    >>> _row_numbers([4])
+    'row 4'
+    """
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    text = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in spans)
+    return f"row {text}" if len(numbers) == 1 else f"rows {text}"
 
 
 # Rows are read from the lxml elements directly: a profile can hold thousands of rows, and a
 # selector call per field costs more than the whole tree walk.
 
 
-def _publication(row: Element, origin: str = SITE.base_url) -> Publication:
-    """A publication from one ``tr.gsc_a_tr`` row element."""
-    parts = _row_parts(row)
+def _publication(row: Element, origin: str = SITE.base_url, parts: _RowParts | None = None) -> Publication:
+    """A publication from one ``tr.gsc_a_tr`` row element (and its ``_row_parts``, when at hand)."""
+    parts = _row_parts(row) if parts is None else parts
     anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
     href = _row_link(anchor)
     pub = Publication(
@@ -525,11 +723,16 @@ def _classes(element: Element) -> list[str]:
     return classes.split() if classes else []
 
 
+_PHONE_YEAR = re.compile(r"^\s*,\s*(?:\d{4}|0)\s*$")
+
+
 def _text_without_year(venue: Element) -> str:
-    """The venue text without its ``span.gs_oph`` (", 2007", shown on phones only)."""
+    """The venue text without its ``span.gs_oph`` (", 2007", shown on phones only; a last span of
+    that shape is dropped whatever its class, so that a renamed class cannot leak the year)."""
     parts = [venue.text or ""]
-    for child in venue:
-        if "gs_oph" not in _classes(child):
+    children = list(venue)
+    for child in children:
+        if "gs_oph" not in _classes(child) and not (child is children[-1] and _PHONE_YEAR.match(_text(child))):
             parts.append(_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
@@ -651,7 +854,9 @@ def _parse_rows_page(doc: Document) -> PageResult:
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
         raise Truncated(f"the rows stop in the middle of row {len(rows)}; save them again")
     result = PageResult(site=SITE.name, page="rows", url=doc.url)
-    result.publications = _publications(rows, result, base=doc.url)
+    articles = _article_rows(rows)
+    result.publications = _publications(articles, result, base=doc.url)
+    _warn_if_past_end(rows, articles, result, doc.url, fragment=True)
     if more:
         result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); "
                                "fetch the next cstart")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from typing import Any
 
 import pytest
@@ -395,3 +396,75 @@ def test_sign_in_and_captcha_pages_are_scholars_own_refusals() -> None:
     assert 'id="gs_captcha_ccl"' in scholar.SITE.block_markers
     with pytest.raises(parsers.Blocked):
         parsers.parse(b'<html><body><form id="captcha-form">captcha</form></body></html>')
+
+
+# --- invariants: a renamed class is never a silently hollow record (issue 11) ----------------
+
+NO_ARTICLES = '<tr class="gsc_a_tr"><td class="gsc_a_e" colspan="3">There are no articles in this profile.</td></tr>'
+RXMM = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"
+
+
+def _ja_page_with_rows(rows: str) -> str:
+    page = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
+    start = page.index('<tbody id="gsc_a_b">') + len('<tbody id="gsc_a_b">')
+    return page[:start] + rows + page[page.index("</tbody>", start):].replace("記事 1–4", "")
+
+
+def test_no_articles_row_is_no_publication() -> None:
+    result = parsers.parse(_ja_page_with_rows(NO_ARTICLES).replace("1234", "0"))
+    assert result.publications == []
+
+
+def test_no_articles_row_past_the_end_warns() -> None:
+    page = _ja_page_with_rows(NO_ARTICLES).encode("utf-8")
+    result = parsers.parse(page, url="https://scholar.google.com/citations?user=Yamada12AAAAJ&cstart=100")
+    assert result.publications == [] and "past_end" in [w.code for w in result.warnings]
+
+
+def codes(result: parsers.PageResult) -> list[str]:
+    return [w.code for w in result.warnings]
+
+
+def test_renamed_row_class_is_layout_changed_not_zero_rows(read_corpus) -> None:
+    page = read_corpus(RXMM)
+    for variant in (page.replace(b'class="gsc_a_tr"', b'class="gsc_x_tr"'),
+                    re.sub(rb'(<tbody id="gsc_a_b">).*?(</tbody>)', rb"\1\2", page, flags=re.S)):
+        with pytest.raises(parsers.LayoutChanged, match="1–20"):
+            parsers.parse(variant)
+
+
+@pytest.mark.parametrize("old,new,field", [
+    (b"gsc_a_ac", b"gsc_x_ac", "citation count"), (b'"gsc_a_y"', b'"gsc_x_y"', "year"),
+    (b"gs_gray", b"gs_grey", "authors and venue"),
+])
+def test_renamed_cell_class_names_the_rows(read_corpus, old: bytes, new: bytes, field: str) -> None:
+    result = parsers.parse(read_corpus(RXMM).replace(old, new))
+    message = next(w.message for w in result.warnings if w.code == "rows_unreadable")
+    assert message.startswith("rows 1–20 of 20") and field in message
+
+
+def test_renamed_title_link_is_layout_changed(read_corpus) -> None:
+    with pytest.raises(parsers.LayoutChanged, match="title link"):
+        parsers.parse(read_corpus(RXMM).replace(b"gsc_a_at", b"gsc_x_at"))
+
+
+@pytest.mark.parametrize("old,new", [(b"gsc_rsb_st", b"gsc_x_st"), (b"gsc_rsb_std", b"gsc_x_std"),
+                                     (b"gsc_g_a", b"gsc_x_a"), (b"gsc_g_t", b"gsc_x_t")])
+def test_renamed_sidebar_class_warns(read_corpus, old: bytes, new: bytes) -> None:
+    result = parsers.parse(read_corpus(RXMM).replace(old, new))
+    assert "profile_unreadable" in codes(result)
+
+
+def test_rows_repeated_are_flagged(read_corpus) -> None:
+    page = read_corpus(RXMM)
+    first = page.index(b'<tr class="gsc_a_tr"')
+    end = page.index(b"</tbody>", first)
+    result = parsers.parse(page[:first] + page[first:end] * 2 + page[end:])
+    assert {"row_count", "duplicate_rows"} <= set(codes(result))
+
+
+def test_deep_nesting_is_truncated_not_cut_silently(read_corpus) -> None:
+    page = read_corpus(RXMM)
+    row = page.index(b'<tr class="gsc_a_tr"', page.index(b'<tr class="gsc_a_tr"') + 10)
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(page[:row] + b"<div>" * 3000 + page[row:])

@@ -1,0 +1,89 @@
+"""Layout drift: every real Scholar page of the corpus and every Scholar fixture page, with each
+class and id the parser relies on renamed in turn (the names are read from the parser's source, so
+a new selector is covered without editing this file), emptied, cut and enlarged. Each variant must
+give a ``ParseError``, a warning the original lacks, or the same records (``tests/drift.py``).
+MSR and Elamur cases live in their own file and use the same harness.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT, corpus_dir
+from drift import check_variant, emptied, nested, rename_token, repeated, tokens_in_source, truncations
+
+import pubharvest.parsers as parsers
+
+SCHOLAR_SOURCE = (ROOT / "parsers" / "scholar.py").read_text(encoding="utf-8")
+# Scholar's ids and classes all start gsc_ / gs_ (ids like gsc_prf_pup-img carry a hyphen).
+SCHOLAR_TOKENS = tokens_in_source(SCHOLAR_SOURCE, r"gsc?_[\w-]*[A-Za-z0-9]")
+
+
+def scholar_pages() -> list[Path]:
+    """The Scholar pages that parse today: the corpus's (when ``PUBHARVEST_CORPUS`` is set) and the fixtures'."""
+    corpus = corpus_dir()
+    found = sorted((corpus / "scholar").glob("*.htm*")) if corpus else []
+    found += sorted((FIXTURES / "scholar").glob("*.html"))
+    return [page for page in found if _parses(page)]
+
+
+def _parses(page: Path) -> bool:
+    try:
+        parsers.parse(page.read_bytes())
+    except parsers.ParseError:
+        return False
+    return True
+
+
+PAGES = scholar_pages()
+
+
+def test_the_token_list_covers_the_parsers_selectors() -> None:
+    for token in ("gsc_a_tr", "gsc_a_b", "gsc_a_at", "gsc_a_ac", "gsc_a_h", "gs_gray", "gsc_rsb_st", "gsc_g_a",
+                  "gsc_g_t", "gsc_a_nn", "gsc_rsb_co", "gsc_prf_pup-img", "gs_oph"):
+        assert token in SCHOLAR_TOKENS
+    assert len(PAGES) >= 3
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:40])
+def test_every_renamed_selector_is_flagged(page: Path) -> None:
+    data = page.read_bytes()
+    original, text = parsers.parse(data), data.decode("utf-8")
+    outcomes, silent = {}, []
+    for token in SCHOLAR_TOKENS:
+        if rename_token(text, token) != text:
+            try:
+                outcomes[token] = check_variant(parsers.parse, original, rename_token(text, token), token)
+            except AssertionError as exc:
+                silent.append(str(exc).splitlines()[0])
+    assert outcomes and not silent
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:40])
+def test_cut_enlarged_and_emptied_pages_are_flagged(page: Path) -> None:
+    data = page.read_bytes()
+    original, text = parsers.parse(data), data.decode("utf-8")
+    for label, variant in truncations(text):
+        check_variant(parsers.parse, original, variant, f"{page.name}: {label}")
+    if '<tr class="gsc_a_tr"' in text:
+        end = "</tbody>" if "</tbody>" in text[text.index('<tr class="gsc_a_tr"'):] else "\x00"
+        enlarged = repeated(text + "\x00", '<tr class="gsc_a_tr"', end)[:-1] if end == "\x00" else \
+            repeated(text, '<tr class="gsc_a_tr"', end)
+        assert check_variant(parsers.parse, original, enlarged, f"{page.name}: rows repeated") != "same"
+    if 'id="gsc_a_b">' in text and original.publications:
+        assert check_variant(parsers.parse, original, emptied(text, 'id="gsc_a_b">', "</tbody>"),
+                             f"{page.name}: #gsc_a_b emptied") != "same"
+
+
+@pytest.mark.parametrize("depth", [300, 3000])
+def test_deep_nesting_parses_fully_or_is_truncated(read_corpus, depth: int) -> None:
+    text = read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html").decode("utf-8")
+    row = text.index('<tr class="gsc_a_tr"')
+    for variant in (nested(text, '<table id="gsc_a_t"', "</table>", depth),
+                    text[:row] + "<div>" * depth + text[row:]):
+        try:
+            result = parsers.parse(variant.encode("utf-8"))
+        except parsers.Truncated:
+            continue
+        assert len(result.publications) == 20
