@@ -25,15 +25,19 @@ once, in the order of its first listing:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from pubharvest.errors import LayoutChanged
 
 from .records import PageResult, Publication, PublicationIds, own_id
 from .text import title_key
 
-__all__ = ["distinct", "absorb", "DISAGREE"]
+__all__ = ["distinct", "absorb", "check_listings", "DISAGREE", "UNREADABLE", "INCOMPLETE"]
 
 DISAGREE = "listings_disagree"  # the warning code: two listings of one paper say different things
+UNREADABLE = "listings_unreadable"  # some listings of a section gave no paper (skipped)
+INCOMPLETE = "listings_incomplete"  # some listings lack a part their shape always has (kept)
 
 # Fields a later listing fills or disputes, in the order disagreements are reported. Each flag
 # follows its list or text (a cut author list is the list's property, not the paper's).
@@ -127,3 +131,34 @@ def _warn_once(result: PageResult, message: str) -> None:
 
 def _collect(values: list[Any], more: Iterable[Any]) -> None:
     values.extend(value for value in more if value not in values)
+
+
+def check_listings(result: PageResult, section: str, total: int, unreadable: Sequence[int], missing: str,
+                   incomplete: Sequence[int] = (), lacking: str = "") -> None:
+    """The invariant of a list of listings: every listing gives a paper.
+
+    All ``total`` listings of ``section`` unreadable is ``LayoutChanged`` naming what is ``missing``;
+    some unreadable is a ``listings_unreadable`` warning with their numbers (1-based, page order);
+    listings read but ``lacking`` a part are a ``listings_incomplete`` warning.
+
+    >>> result = PageResult(site="msr", page="publication_list")
+    >>> check_listings(result, "by year", 3, [2], "a title")
+    >>> result.warnings[0].message
+    "listing 2 of 3 in by year could not be read (no a title): skipped"
+    >>> check_listings(result, "by year", 3, [1, 2, 3], "a title")
+    Traceback (most recent call last):
+    pubharvest.errors.LayoutChanged: all 3 listings in by year are unreadable (no a title)
+    """
+    if total and len(unreadable) == total:
+        raise LayoutChanged(f"all {total} listings in {section} are unreadable (no {missing})")
+    if unreadable:
+        result.warn(UNREADABLE, f"{_numbered(unreadable)} of {total} in {section} could not be read "
+                                f"(no {missing}): skipped")
+    if incomplete:
+        result.warn(INCOMPLETE, f"{_numbered(incomplete)} of {total} in {section} lack {lacking}")
+
+
+def _numbered(numbers: Sequence[int]) -> str:
+    """``listing 2``, ``listings 1, 4, 9``; at most 20 numbers, then how many more."""
+    shown = ", ".join(map(str, numbers[:20])) + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")
+    return f"listing{'s' if len(numbers) > 1 else ''} {shown}"
