@@ -193,8 +193,14 @@ def _check_year_facet(pub: Publication, result: PageResult) -> None:
 
 # --- HTML: people publications page -----------------------------------------------------------
 
-def _page_url(sel: Selector, doc: Document) -> str | None:
-    return clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
+def _page_url(sel: Selector, doc: Document, result: PageResult, pattern: re.Pattern[str]) -> str | None:
+    """The canonical URL, else the caller's; warns when neither is an MSR URL of the page's kind
+    (``pattern``): the ids taken from it are then missing."""
+    url = clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
+    if not pattern.search(url or ""):
+        result.warn("url_missing", f"the page states no {SITE.title} URL of its kind (link rel=canonical; got "
+                                   f"{url!r}): its MSR id is missing")
+    return url
 
 
 def _absolute(href: str | None, base: str | None) -> str | None:
@@ -216,8 +222,9 @@ def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
 
 def _people_page(doc: Document) -> PageResult:
     sel = doc.selector
-    url = _page_url(sel, doc)
-    result = PageResult(site=SITE.name, page="publication_list", url=url, profile=_person(sel, url))
+    result = PageResult(site=SITE.name, page="publication_list")
+    result.url = url = _page_url(sel, doc, result, _PEOPLE)
+    result.profile = _person(sel, url)
     _refuse_cut_pages(doc, result)
     if not sel.css("ul.accordion article"):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
@@ -253,12 +260,12 @@ def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None
         _drop_flag(pub)
     check_listings(result, "the accordions", number, unreadable,
                    "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
-                   "a group body (div#collapse-group-…) or have a detail line that is no 'Venue | Month YYYY', "
-                   "date, 'Published by' or ISBN line")
+                   "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
+                   "line that is no 'Venue | Month YYYY', date, 'Published by' or ISBN line")
     return found
 
 
-_UNREAD = "detail_unread"  # a transient flag: the listing had a detail line _read_detail does not know
+_UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know, or a title link to no paper
 
 
 def _drop_flag(pub: Publication) -> None:
@@ -320,6 +327,8 @@ def _article(article: Selector, base: str | None) -> Publication | None:
     pub = Publication(title=title, url=_absolute(link.attrib.get("href"), base) if link else None)
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
+    if link and not slug:
+        pub.flags.append(_UNREAD)  # a title link that is no publication link
     return pub if _read_card(article, pub) else None
 
 
@@ -365,8 +374,8 @@ def _publication_page(doc: Document) -> PageResult:
     tags are read only where the markup lacks a field, with a ``meta_fallback`` warning naming it
     (the meta tags carry no author links, no external link and month-less dates)."""
     sel = doc.selector
-    url = _page_url(sel, doc)
-    result = PageResult(site=SITE.name, page="publication", url=url)
+    result = PageResult(site=SITE.name, page="publication")
+    result.url = url = _page_url(sel, doc, result, _PUBLICATION)
     _refuse_cut_pages(doc, result)
     main = sel.css("main.single-publication") or sel.css("main")
     from_meta: list[str] = []
