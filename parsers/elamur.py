@@ -84,7 +84,7 @@ _KNOWN_HEADING = re.compile(
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
-_NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*\[|\[\*\*))")  # CommonMark: "1." or "1)"
+_NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*)?\[)")  # CommonMark: "1." or "1)"; a link first
 _LINK_ITEM = re.compile(r"(?m)[ \t]+(?=- \[)")
 _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 
