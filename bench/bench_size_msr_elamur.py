@@ -115,7 +115,7 @@ print(json.dumps({"seconds": seconds, "added_mb": peak - before, "papers": paper
 def _run(path: Path, mode: str) -> dict[str, float]:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(path), mode, str(ROOT)], check=True,
                          capture_output=True, text=True).stdout
-    return json.loads(out.splitlines()[-1])  # type: ignore[no-any-return]
+    return json.loads(out.splitlines()[-1])
 
 
 def main() -> None:

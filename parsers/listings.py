@@ -52,6 +52,7 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
     """Each paper of ``listings`` once, in order of first listing; later listings are absorbed into
     the first (see the module's rule), disagreements warned on ``result``, whose ``site`` names the ids."""
     kept: list[Publication] = []
+    said = _said(result)
     by_id: dict[str, Publication] = {}
     by_title: dict[str, Publication] = {}
     for pub in listings:
@@ -65,7 +66,7 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
             kept.append(pub)
             first = pub
         else:
-            absorb(first, pub, result)
+            absorb(first, pub, result, said)
         if first_id := own_id(first.ids, result.site):
             by_id[first_id] = first
         if key := title_key(first.title):
@@ -73,25 +74,26 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
     return kept
 
 
-def absorb(first: Publication, other: Publication, result: PageResult) -> None:
+def absorb(first: Publication, other: Publication, result: PageResult, said: set[str] | None = None) -> None:
     """Merge ``other``, a later listing of the same paper, into ``first``, warning on ``result``
-    where the two disagree."""
+    where the two disagree (once per message: ``said`` holds the messages already given)."""
+    said = _said(result) if said is None else said
     for name in _FULLER + _FIRST:
         mine, theirs = getattr(first, name), getattr(other, name)
-        value = _settle(first.title, name, mine, theirs, result)
+        value = _settle(first.title, name, mine, theirs, result, said)
         if value is not mine:
             setattr(first, name, value)
             if name in _FOLLOWS:
                 setattr(first, _FOLLOWS[name], getattr(other, _FOLLOWS[name]))
-    _absorb_ids(first, other.ids, result)
-    first.type = _settle(first.title, "type", first.type, other.type, result)
+    _absorb_ids(first, other.ids, result, said)
+    first.type = _settle(first.title, "type", first.type, other.type, result, said)
     for name in _COLLECTED:
         _collect(getattr(first, name), getattr(other, name))
     for facet in _FACETS:
         _collect(getattr(first.facets, facet), getattr(other.facets, facet))
 
 
-def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult) -> None:
+def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult, said: set[str]) -> None:
     ids = first.ids
     for name in PublicationIds.__struct_fields__:
         mine, theirs = getattr(ids, name), getattr(other, name)
@@ -99,12 +101,12 @@ def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult) -
             _collect(mine, theirs)
         elif isinstance(mine, dict):
             for site, value in theirs.items():
-                mine[site] = _settle(first.title, site, mine.get(site), value, result)
+                mine[site] = _settle(first.title, site, mine.get(site), value, result, said)
         else:
-            setattr(ids, name, _settle(first.title, name, mine, theirs, result))
+            setattr(ids, name, _settle(first.title, name, mine, theirs, result, said))
 
 
-def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
+def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult, said: set[str]) -> Any:
     """The value ``first`` keeps: its own, else the other's; when both differ, the fuller text or
     list (the first on a tie) or the first number or type, with a warning."""
     if theirs is None or theirs == [] or theirs == "" or mine == theirs:
@@ -113,7 +115,7 @@ def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageR
         return theirs
     fuller = isinstance(mine, (str, list)) and field != "type" and len(theirs) > len(mine)
     kept, dropped = (theirs, mine) if fuller else (mine, theirs)
-    _warn_once(result, _disagreement(title, field, kept, dropped))
+    _warn_once(result, _disagreement(title, field, kept, dropped), said)
     return kept
 
 
@@ -123,9 +125,14 @@ def _disagreement(title: str | None, field: str, kept: Any, dropped: Any) -> str
     return f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
 
 
-def _warn_once(result: PageResult, message: str) -> None:
+def _said(result: PageResult) -> set[str]:
+    return {warning.message for warning in result.warnings}
+
+
+def _warn_once(result: PageResult, message: str, said: set[str]) -> None:
     """A third listing repeats what one of the first two said: one warning each."""
-    if all(warning.message != message for warning in result.warnings):
+    if message not in said:
+        said.add(message)
         result.warn(DISAGREE, message)
 
 

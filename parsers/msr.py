@@ -20,6 +20,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing the sites stays fast
@@ -124,7 +125,28 @@ def _html_kind(doc: Document) -> str | None:
 def _text(node: Selector | SelectorList[Selector]) -> str:
     """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
     first = (node[0] if node else None) if isinstance(node, list) else node  # a SelectorList is a list
-    return clean("".join(first.root.itertext())) if first is not None else ""
+    return _element_text(first.root) if first is not None else ""
+
+
+def _element_text(element: Any) -> str:
+    """Clean text of an lxml element (None: ``""``)."""
+    return clean("".join(element.itertext())) if element is not None else ""
+
+
+@cache
+def _xpath(query: str) -> Any:
+    """A compiled XPath (lxml is imported when a page is parsed)."""
+    from lxml import etree
+
+    return etree.XPath(query)
+
+
+def _title_links(root: Any) -> list[Any]:
+    return _xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")(root)  # type: ignore[no-any-return]
+
+
+def _title_headings(root: Any) -> list[Any]:
+    return _xpath(".//h5 | .//h4 | .//h3")(root)  # type: ignore[no-any-return]
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -248,7 +270,8 @@ def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None
     found, unreadable, incomplete = [], [], []
     number = 0
     for article in sel.xpath("//article"):
-        listed = bool(article.xpath("ancestor::ul[contains(concat(' ', normalize-space(@class), ' '), ' accordion ')]"))
+        listed = any(node.tag == "ul" and "accordion" in (node.get("class") or "").split()
+                     for node in article.root.iterancestors())
         number += listed
         pub = _listed_article(article, url, groups)
         if pub is None:
@@ -320,11 +343,12 @@ def _listed_article(article: Selector, base: str | None,
 
 
 def _article(article: Selector, base: str | None) -> Publication | None:
-    link = article.xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")[:1]
-    title = _text(link or article.xpath(".//h5 | .//h4 | .//h3"))
+    root = article.root
+    link = _title_links(root)[:1]
+    title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
     if not title:
         return None
-    pub = Publication(title=title, url=_absolute(link.attrib.get("href"), base) if link else None)
+    pub = Publication(title=title, url=_absolute(link[0].get("href"), base) if link else None)
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
     if link and not slug:
@@ -336,11 +360,11 @@ def _read_card(card: Selector, pub: Publication) -> bool:
     """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the other
     ``p``s); False when the card has no authors line, so is not a publication item."""
     found = False
-    for line in card.xpath(".//p"):
-        if "content-excerpt__people" in line.attrib.get("class", ""):
-            pub.authors, pub.authors_truncated = split_names(_text(line))
+    for line in card.root.iter("p"):
+        if "content-excerpt__people" in (line.get("class") or ""):
+            pub.authors, pub.authors_truncated = split_names(_element_text(line))
             found = True
-        elif (text := _text(line)) and not _read_detail(text, pub):
+        elif (text := _element_text(line)) and not _read_detail(text, pub):
             pub.flags.append(_UNREAD)
     return found
 
