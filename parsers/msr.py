@@ -145,6 +145,10 @@ def _title_links(root: Any) -> list[Any]:
     return _xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")(root)  # type: ignore[no-any-return]
 
 
+def _heading_targets(heading: Any) -> list[str]:
+    return _xpath(".//@data-target | .//@aria-controls")(heading)  # type: ignore[no-any-return]
+
+
 def _title_headings(root: Any) -> list[Any]:
     return _xpath(".//h5 | .//h4 | .//h3")(root)  # type: ignore[no-any-return]
 
@@ -248,10 +252,10 @@ def _people_page(doc: Document) -> PageResult:
     result.url = url = _page_url(sel, doc, result, _PEOPLE)
     result.profile = _person(sel, url)
     _refuse_cut_pages(doc, result)
-    if not sel.css("ul.accordion article"):
+    if not any(map(_in_accordion, sel.root.iter("article"))):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
                             "(the by-year / area / type lists are missing or empty)")
-    groups = {body.attrib["id"]: _group(body, result) for body in sel.css('[id^="collapse-group-"]')}
+    groups = {ident: _group(ident, heading, result) for ident, heading in _group_bodies(sel.root)}
     if not groups:
         raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
                             "filter-…): which year, area and type each paper is listed under cannot be read")
@@ -270,8 +274,7 @@ def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None
     found, unreadable, incomplete = [], [], []
     number = 0
     for article in sel.xpath("//article"):
-        listed = any(node.tag == "ul" and "accordion" in (node.get("class") or "").split()
-                     for node in article.root.iterancestors())
+        listed = _in_accordion(article.root)
         number += listed
         pub = _listed_article(article, url, groups)
         if pub is None:
@@ -294,6 +297,13 @@ _UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know
 def _drop_flag(pub: Publication) -> None:
     while _UNREAD in pub.flags:
         pub.flags.remove(_UNREAD)
+
+
+def _in_accordion(element: Any) -> bool:
+    """Whether an element sits in a ``ul.accordion`` (``ul.accordion article`` as a query is slow:
+    libxml2 walks every descendant of each list)."""
+    return any(node.tag == "ul" and "accordion" in (node.get("class") or "").split()
+               for node in element.iterancestors())
 
 
 def _in_group(article: Selector, groups: dict[str, tuple[str | None, str | int]]) -> bool:
@@ -369,14 +379,24 @@ def _read_card(card: Selector, pub: Publication) -> bool:
     return found
 
 
-def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
+def _group_bodies(root: Any) -> list[tuple[str, Any]]:
+    """Each group body's id and the last ``h4`` before it in page order (one walk of the tree: an
+    XPath ``preceding::h4[1]`` per group walks the page once each)."""
+    found, heading = [], None
+    for element in root.iter():
+        if element.tag == "h4":
+            heading = element
+        elif (ident := element.get("id") or "").startswith("collapse-group-"):
+            found.append((ident, heading))
+    return found
+
+
+def _group(ident: str, heading: Any, result: PageResult) -> tuple[str | None, str | int]:
     """The facet and label of an accordion group body ``collapse-group-<facet>_filter-...-<value>``,
     the label being the text of the ``h4`` heading over it."""
-    ident = body.attrib["id"]
     facet_name, _, value = ident.removeprefix("collapse-group-").partition("_filter-")
-    heading = body.xpath("preceding::h4[1]")
-    targets = [target.lstrip("#") for target in heading.xpath(".//@data-target | .//@aria-controls").getall()]
-    label = _text(heading) if heading and (not targets or ident in targets) else ""
+    targets = [target.lstrip("#") for target in _heading_targets(heading)] if heading is not None else []
+    label = _element_text(heading) if heading is not None and (not targets or ident in targets) else ""
     if not label:
         label = value.rpartition("-")[2]
         result.warn("group_heading_missing", f"group {ident!r} has no h4 heading of its own: labelled {label!r}")
