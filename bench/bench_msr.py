@@ -19,8 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import lxml.html  # noqa: E402
+from bench_size_msr_elamur import enlarged_msr  # noqa: E402
 
 from pubharvest.parsers import msr  # noqa: E402
 from pubharvest.parsers.page import Document  # noqa: E402
@@ -31,16 +33,7 @@ ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
 
 def big_page(copies: int) -> bytes:
     """The fixture page with each article repeated ``copies`` times, copy ``i`` being paper ``i``."""
-
-    def repeat(match: re.Match[str]) -> str:
-        article = match.group()
-        return "\n".join(
-            re.sub(r"(/publication/[^/\"]+)/", rf"\1-{i}/", article).replace("</a></h5>", f" {i}</a></h5>")
-            .replace("Note</h5>", f"Note {i}</h5>")
-            for i in range(copies)
-        )
-
-    return ARTICLE.sub(repeat, PAGE.read_text(encoding="utf-8")).encode("utf-8")
+    return enlarged_msr(PAGE.read_text(encoding="utf-8"), copies).encode("utf-8")
 
 
 def median_seconds(work: Callable[[], object], repeat: int) -> float:

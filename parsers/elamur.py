@@ -15,6 +15,7 @@ both forms go through the same code and give the same records.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 from pubharvest.errors import LayoutChanged, Truncated, Unrecognised
 
-from .listings import distinct
+from .listings import check_listings, distinct
 from .page import Document
 from .records import (
     Affiliation,
@@ -83,7 +84,7 @@ _KNOWN_HEADING = re.compile(
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
-_NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+\. (?:\*\*\[|\[\*\*))")
+_NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*)?\[)")  # CommonMark: "1." or "1)"; a link first
 _LINK_ITEM = re.compile(r"(?m)[ \t]+(?=- \[)")
 _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 
@@ -287,7 +288,7 @@ def parse(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="profile", url=url)
     result.profile = _profile(meta, url, sections, result)
     result.profile.updated = updated
-    result.publications = _publications(sections, result.profile.venues, result)
+    result.publications = _publications(sections, result.profile, result)
     return result
 
 
@@ -534,28 +535,51 @@ def _coauthors(sec: _Section, result: PageResult) -> list[Coauthor]:
 # --- the publications ---------------------------------------------------------------------------
 
 
-def _publications(sections: list[_Section], venues: list[str], result: PageResult) -> list[Publication]:
-    """The "Papers" and "All works" lists merged: one record per paper, in order of first mention."""
+def _publications(sections: list[_Section], profile: Profile, result: PageResult) -> list[Publication]:
+    """The "Papers" and "All works" lists merged: one record per paper, in order of first mention.
+
+    Invariants: every item of either list gives a paper (else ``listings_unreadable``, or
+    ``layout_changed`` when none does); the counts the page states (``N works in our library`` for
+    Papers, ``N works of theirs`` and ``N with a page here`` for All works) match what was read."""
     papers_sec = _section(sections, "Papers")
-    papers = [_paper_item(block) for block in papers_sec.items if _linked(block, result)] if papers_sec else []
+    papers = _read_items(papers_sec, "'Papers'", _paper_item, "a bold '[title](…/papers/…)' link", result)
     titles = {p.ids.elamur: p.title for p in papers if p.ids.elamur}
     all_sec = _section(sections, "All works")
-    works = [_work_item(block, titles, venues, result) for block in all_sec.items if _linked(block, result)] \
-        if all_sec else []
+    works = _read_items(all_sec, "'All works'", lambda block: _work_item(block, titles, profile.venues, result),
+                        "a link to the paper's page or a bold '[title ↗](original)' link", result)
+    stated_all = None
     if all_sec:
         if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.text):
-            _check_count(result, "works in 'All works'", to_int(m.group(1)), len(works))
+            stated_all = to_int(m.group(1))
+            _check_count(result, "works in 'All works'", stated_all, len(works))
         if m := re.search(r"; ([\d,]+) with a page here", all_sec.text):
             _check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
+    if papers_sec:
+        _check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
+    if not papers and not works and (profile.metrics.library_works or stated_all):
+        raise LayoutChanged(f"the Elamur author page says {profile.metrics.library_works or stated_all} works are "
+                            "in the library but has no 'Papers' or 'All works' list items")
     return distinct(papers + works, result)
 
 
-def _linked(block: _Block, result: PageResult) -> bool:
-    """Whether a list item has the link every paper item has; warns about one that does not."""
-    if _links_of(block.runs):
-        return True
-    result.warn("item_unparsed", f"a list item without a link was skipped: {block.text[:80]!r}")
-    return False
+def _read_items(sec: _Section | None, name: str, read: Callable[[_Block], Publication | None], missing: str,
+                result: PageResult) -> list[Publication]:
+    """The papers of a section's list items, checked (``listings.check_listings``): items that give
+    no paper are numbered, items without their ``(year · N citations)`` too."""
+    if sec is None:
+        return []
+    found, unreadable, incomplete = [], [], []
+    items = sec.items
+    for number, block in enumerate(items, 1):
+        pub = read(block) if _links_of(block.runs) else None
+        if pub is None or not pub.title:
+            unreadable.append(number)
+            continue
+        found.append(pub)
+        if pub.year is None or pub.citations is None:
+            incomplete.append(number)
+    check_listings(result, name, len(items), unreadable, missing, incomplete, "their '(year · N citations)'")
+    return found
 
 
 def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
@@ -579,9 +603,12 @@ def _paper_slug(href: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def _paper_item(block: _Block) -> Publication:
-    """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``"""
+def _paper_item(block: _Block) -> Publication | None:
+    """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``; None for
+    an item of another shape (no bold link to a paper page)."""
     href, title_runs = _links_of(block.runs)[0]
+    if _paper_slug(href) is None or not all(run.strong for run in title_runs):
+        return None
     year = cites = summary = None
     if span := _first_em(block.runs):
         year, cites = _year_and_citations(_joined(block.runs[span[0]:span[1]]))
@@ -590,8 +617,10 @@ def _paper_item(block: _Block) -> Publication:
                        ids=PublicationIds(elamur=_paper_slug(href)))
 
 
-def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str], result: PageResult) -> Publication:
-    """An "All works" item: a paper with a page, or (``↗``) an original link for one without a page."""
+def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str],
+               result: PageResult) -> Publication | None:
+    """An "All works" item: a paper with a page, or (``↗``) an original link for one without a page;
+    None for an item of neither shape."""
     runs = block.runs
     href, _ = _links_of(runs)[0]
     year, cites = _year_and_citations(_joined([r for r in runs if r.em]))
@@ -604,7 +633,10 @@ def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str], 
                                                           titles.get(slug), venues, result)
         return pub
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
-    pub.title = re.sub(r"\s*↗\Z", "", _joined([r for r in runs if r.strong and r.href]))
+    linked = _joined([r for r in runs if r.strong and r.href])
+    if not linked.endswith("↗"):
+        return None
+    pub.title = re.sub(r"\s*↗\Z", "", linked)
     for part in _joined([r for r in runs if r.strong and not r.href]).split(" · "):
         part = clean(part)
         if part.startswith("arXiv:"):

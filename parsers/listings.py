@@ -25,15 +25,19 @@ once, in the order of its first listing:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from pubharvest.errors import LayoutChanged
 
 from .records import PageResult, Publication, PublicationIds, own_id
 from .text import title_key
 
-__all__ = ["distinct", "absorb", "DISAGREE"]
+__all__ = ["distinct", "absorb", "check_listings", "DISAGREE", "UNREADABLE", "INCOMPLETE"]
 
 DISAGREE = "listings_disagree"  # the warning code: two listings of one paper say different things
+UNREADABLE = "listings_unreadable"  # some listings of a section gave no paper (skipped)
+INCOMPLETE = "listings_incomplete"  # some listings lack a part their shape always has (kept)
 
 # Fields a later listing fills or disputes, in the order disagreements are reported. Each flag
 # follows its list or text (a cut author list is the list's property, not the paper's).
@@ -48,6 +52,7 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
     """Each paper of ``listings`` once, in order of first listing; later listings are absorbed into
     the first (see the module's rule), disagreements warned on ``result``, whose ``site`` names the ids."""
     kept: list[Publication] = []
+    said = _said(result)
     by_id: dict[str, Publication] = {}
     by_title: dict[str, Publication] = {}
     for pub in listings:
@@ -61,7 +66,7 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
             kept.append(pub)
             first = pub
         else:
-            absorb(first, pub, result)
+            absorb(first, pub, result, said)
         if first_id := own_id(first.ids, result.site):
             by_id[first_id] = first
         if key := title_key(first.title):
@@ -69,25 +74,26 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
     return kept
 
 
-def absorb(first: Publication, other: Publication, result: PageResult) -> None:
+def absorb(first: Publication, other: Publication, result: PageResult, said: set[str] | None = None) -> None:
     """Merge ``other``, a later listing of the same paper, into ``first``, warning on ``result``
-    where the two disagree."""
+    where the two disagree (once per message: ``said`` holds the messages already given)."""
+    said = _said(result) if said is None else said
     for name in _FULLER + _FIRST:
         mine, theirs = getattr(first, name), getattr(other, name)
-        value = _settle(first.title, name, mine, theirs, result)
+        value = _settle(first.title, name, mine, theirs, result, said)
         if value is not mine:
             setattr(first, name, value)
             if name in _FOLLOWS:
                 setattr(first, _FOLLOWS[name], getattr(other, _FOLLOWS[name]))
-    _absorb_ids(first, other.ids, result)
-    first.type = _settle(first.title, "type", first.type, other.type, result)
+    _absorb_ids(first, other.ids, result, said)
+    first.type = _settle(first.title, "type", first.type, other.type, result, said)
     for name in _COLLECTED:
         _collect(getattr(first, name), getattr(other, name))
     for facet in _FACETS:
         _collect(getattr(first.facets, facet), getattr(other.facets, facet))
 
 
-def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult) -> None:
+def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult, said: set[str]) -> None:
     ids = first.ids
     for name in PublicationIds.__struct_fields__:
         mine, theirs = getattr(ids, name), getattr(other, name)
@@ -95,12 +101,12 @@ def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult) -
             _collect(mine, theirs)
         elif isinstance(mine, dict):
             for site, value in theirs.items():
-                mine[site] = _settle(first.title, site, mine.get(site), value, result)
+                mine[site] = _settle(first.title, site, mine.get(site), value, result, said)
         else:
-            setattr(ids, name, _settle(first.title, name, mine, theirs, result))
+            setattr(ids, name, _settle(first.title, name, mine, theirs, result, said))
 
 
-def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult) -> Any:
+def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult, said: set[str]) -> Any:
     """The value ``first`` keeps: its own, else the other's; when both differ, the fuller text or
     list (the first on a tie) or the first number or type, with a warning."""
     if theirs is None or theirs == [] or theirs == "" or mine == theirs:
@@ -109,7 +115,7 @@ def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageR
         return theirs
     fuller = isinstance(mine, (str, list)) and field != "type" and len(theirs) > len(mine)
     kept, dropped = (theirs, mine) if fuller else (mine, theirs)
-    _warn_once(result, _disagreement(title, field, kept, dropped))
+    _warn_once(result, _disagreement(title, field, kept, dropped), said)
     return kept
 
 
@@ -119,11 +125,47 @@ def _disagreement(title: str | None, field: str, kept: Any, dropped: Any) -> str
     return f"the listings of {title!r} disagree on the {field}: kept {kept!r}, not {dropped!r}"
 
 
-def _warn_once(result: PageResult, message: str) -> None:
+def _said(result: PageResult) -> set[str]:
+    return {warning.message for warning in result.warnings}
+
+
+def _warn_once(result: PageResult, message: str, said: set[str]) -> None:
     """A third listing repeats what one of the first two said: one warning each."""
-    if all(warning.message != message for warning in result.warnings):
+    if message not in said:
+        said.add(message)
         result.warn(DISAGREE, message)
 
 
 def _collect(values: list[Any], more: Iterable[Any]) -> None:
     values.extend(value for value in more if value not in values)
+
+
+def check_listings(result: PageResult, section: str, total: int, unreadable: Sequence[int], missing: str,
+                   incomplete: Sequence[int] = (), lacking: str = "") -> None:
+    """The invariant of a list of listings: every listing gives a paper.
+
+    All ``total`` listings of ``section`` unreadable is ``LayoutChanged`` naming what is ``missing``;
+    some unreadable is a ``listings_unreadable`` warning with their numbers (1-based, page order);
+    listings read but ``lacking`` a part are a ``listings_incomplete`` warning.
+
+    >>> result = PageResult(site="msr", page="publication_list")
+    >>> check_listings(result, "by year", 3, [2], "a title")
+    >>> result.warnings[0].message
+    "listing 2 of 3 in by year could not be read (no a title): skipped"
+    >>> check_listings(result, "by year", 3, [1, 2, 3], "a title")
+    Traceback (most recent call last):
+    pubharvest.errors.LayoutChanged: all 3 listings in by year are unreadable (no a title)
+    """
+    if total and len(unreadable) == total:
+        raise LayoutChanged(f"all {total} listings in {section} are unreadable (no {missing})")
+    if unreadable:
+        result.warn(UNREADABLE, f"{_numbered(unreadable)} of {total} in {section} could not be read "
+                                f"(no {missing}): skipped")
+    if incomplete:
+        result.warn(INCOMPLETE, f"{_numbered(incomplete)} of {total} in {section} lack {lacking}")
+
+
+def _numbered(numbers: Sequence[int]) -> str:
+    """``listing 2``, ``listings 1, 4, 9``; at most 20 numbers, then how many more."""
+    shown = ", ".join(map(str, numbers[:20])) + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")
+    return f"listing{'s' if len(numbers) > 1 else ''} {shown}"

@@ -20,14 +20,15 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing the sites stays fast
     from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
 
-from .listings import distinct
+from .listings import INCOMPLETE, check_listings, distinct
 from .page import Document, html_selector
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .site import SiteInfo
@@ -81,6 +82,7 @@ _CSL_TYPES = {
     "unpublished": "manuscript",
 }
 _FACETS = ("years", "research_areas", "types")
+_T = TypeVar("_T")
 
 
 # --- entry points -----------------------------------------------------------------------------
@@ -123,7 +125,32 @@ def _html_kind(doc: Document) -> str | None:
 def _text(node: Selector | SelectorList[Selector]) -> str:
     """Clean text of an element (the first, for a list): XPath ``string()`` without a query per call."""
     first = (node[0] if node else None) if isinstance(node, list) else node  # a SelectorList is a list
-    return clean("".join(first.root.itertext())) if first is not None else ""
+    return _element_text(first.root) if first is not None else ""
+
+
+def _element_text(element: Any) -> str:
+    """Clean text of an lxml element (None: ``""``)."""
+    return clean("".join(element.itertext())) if element is not None else ""
+
+
+@cache
+def _xpath(query: str) -> Any:
+    """A compiled XPath (lxml is imported when a page is parsed)."""
+    from lxml import etree
+
+    return etree.XPath(query)
+
+
+def _title_links(root: Any) -> list[Any]:
+    return _xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")(root)  # type: ignore[no-any-return]
+
+
+def _heading_targets(heading: Any) -> list[str]:
+    return _xpath(".//@data-target | .//@aria-controls")(heading)  # type: ignore[no-any-return]
+
+
+def _title_headings(root: Any) -> list[Any]:
+    return _xpath(".//h5 | .//h4 | .//h3")(root)  # type: ignore[no-any-return]
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -192,8 +219,14 @@ def _check_year_facet(pub: Publication, result: PageResult) -> None:
 
 # --- HTML: people publications page -----------------------------------------------------------
 
-def _page_url(sel: Selector, doc: Document) -> str | None:
-    return clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
+def _page_url(sel: Selector, doc: Document, result: PageResult, pattern: re.Pattern[str]) -> str | None:
+    """The canonical URL, else the caller's; warns when neither is an MSR URL of the page's kind
+    (``pattern``): the ids taken from it are then missing."""
+    url = clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
+    if not pattern.search(url or ""):
+        result.warn("url_missing", f"the page states no {SITE.title} URL of its kind (link rel=canonical; got "
+                                   f"{url!r}): its MSR id is missing")
+    return url
 
 
 def _absolute(href: str | None, base: str | None) -> str | None:
@@ -215,16 +248,78 @@ def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
 
 def _people_page(doc: Document) -> PageResult:
     sel = doc.selector
-    url = _page_url(sel, doc)
-    result = PageResult(site=SITE.name, page="publication_list", url=url, profile=_person(sel, url))
+    result = PageResult(site=SITE.name, page="publication_list")
+    result.url = url = _page_url(sel, doc, result, _PEOPLE)
+    result.profile = _person(sel, url)
     _refuse_cut_pages(doc, result)
-    if not sel.css("ul.accordion article"):
+    if not any(map(_in_accordion, sel.root.iter("article"))):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
                             "(the by-year / area / type lists are missing or empty)")
-    groups = {body.attrib["id"]: _group(body, result) for body in sel.css('[id^="collapse-group-"]')}
-    listings = (_listed_article(article, url, groups) for article in sel.xpath("//article"))
-    result.publications = [_finish(pub) for pub in _distinct((p for p in listings if p), result)]
+    groups = {ident: _group(ident, heading, result) for ident, heading in _group_bodies(sel.root)}
+    if not groups:
+        raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
+                            "filter-…): which year, area and type each paper is listed under cannot be read")
+    result.publications = [_finish(pub) for pub in _distinct(_listings(sel, url, groups, result), result)]
+    _check_groupings(result)
+    if result.profile and not result.profile.name:
+        result.warn("name_missing", "the people page has no h1 with the person's name")
     return result
+
+
+def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None, str | int]],
+              result: PageResult) -> list[Publication]:
+    """Every publication listing, checked: an ``<article>`` of the accordions that gives no paper is
+    numbered (``listings.check_listings``), one outside any group body or with a detail line that is
+    none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
+    found, unreadable, incomplete = [], [], []
+    number = 0
+    for article in sel.xpath("//article"):
+        listed = _in_accordion(article.root)
+        number += listed
+        pub = _listed_article(article, url, groups)
+        if pub is None:
+            unreadable += [number] if listed else []
+            continue
+        found.append(pub)
+        if listed and (pub.flags.count(_UNREAD) or not _in_group(article, groups)):
+            incomplete.append(number)
+        _drop_flag(pub)
+    check_listings(result, "the accordions", number, unreadable,
+                   "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
+                   "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
+                   "line that is no 'Venue | Month YYYY', date, 'Published by' or ISBN line")
+    return found
+
+
+_UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know, or a title link to no paper
+
+
+def _drop_flag(pub: Publication) -> None:
+    while _UNREAD in pub.flags:
+        pub.flags.remove(_UNREAD)
+
+
+def _in_accordion(element: Any) -> bool:
+    """Whether an element sits in a ``ul.accordion`` (``ul.accordion article`` as a query is slow:
+    libxml2 walks every descendant of each list)."""
+    return any(node.tag == "ul" and "accordion" in (node.get("class") or "").split()
+               for node in element.iterancestors())
+
+
+def _in_group(article: Selector, groups: dict[str, tuple[str | None, str | int]]) -> bool:
+    return any(node.get("id") in groups for node in article.root.iterancestors())
+
+
+def _check_groupings(result: PageResult) -> None:
+    """Every paper has a type and a research area, so each grouping by type or area the page shows
+    lists every paper (the by-year lists may leave out the newest, featured paper: both pages seen do)."""
+    for facet, name in (("types", "type"), ("research_areas", "research area")):
+        if not any(getattr(pub.facets, facet) for pub in result.publications):
+            continue
+        missing = [pub.title for pub in result.publications if not getattr(pub.facets, facet)]
+        if missing:
+            shown = "; ".join(repr(title) for title in missing[:5]) + (" …" if len(missing) > 5 else "")
+            result.warn("groupings_disagree", f"{len(missing)} paper(s) are not listed under any {name}: {shown}")
 
 
 def _person(sel: Selector, url: str | None) -> Profile:
@@ -258,13 +353,16 @@ def _listed_article(article: Selector, base: str | None,
 
 
 def _article(article: Selector, base: str | None) -> Publication | None:
-    link = article.xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")[:1]
-    title = _text(link or article.xpath(".//h5 | .//h4 | .//h3"))
+    root = article.root
+    link = _title_links(root)[:1]
+    title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
     if not title:
         return None
-    pub = Publication(title=title, url=_absolute(link.attrib.get("href"), base) if link else None)
+    pub = Publication(title=title, url=_absolute(link[0].get("href"), base) if link else None)
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
+    if link and not slug:
+        pub.flags.append(_UNREAD)  # a title link that is no publication link
     return pub if _read_card(article, pub) else None
 
 
@@ -272,20 +370,36 @@ def _read_card(card: Selector, pub: Publication) -> bool:
     """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the other
     ``p``s); False when the card has no authors line, so is not a publication item."""
     found = False
-    for line in card.xpath(".//p"):
-        if "content-excerpt__people" in line.attrib.get("class", ""):
-            pub.authors, pub.authors_truncated = split_names(_text(line))
+    for line in card.root.iter("p"):
+        if "content-excerpt__people" in (line.get("class") or ""):
+            pub.authors, pub.authors_truncated = split_names(_element_text(line))
             found = True
-        else:
-            _read_detail(_text(line), pub)
+        elif (text := _element_text(line)) and not _read_detail(text, pub):
+            pub.flags.append(_UNREAD)
     return found
 
 
-def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
+def _group_bodies(root: Any) -> list[tuple[str, Any]]:
+    """Each group body's id and the last ``h4`` before it in page order (one walk of the tree: an
+    XPath ``preceding::h4[1]`` per group walks the page once each)."""
+    found, heading = [], None
+    for element in root.iter():
+        if element.tag == "h4":
+            heading = element
+        elif (ident := element.get("id") or "").startswith("collapse-group-"):
+            found.append((ident, heading))
+    return found
+
+
+def _group(ident: str, heading: Any, result: PageResult) -> tuple[str | None, str | int]:
     """The facet and label of an accordion group body ``collapse-group-<facet>_filter-...-<value>``,
     the label being the text of the ``h4`` heading over it."""
-    facet_name, _, value = body.attrib["id"].removeprefix("collapse-group-").partition("_filter-")
-    label = _text(body.xpath("preceding::h4[1]")) or value.rpartition("-")[2]
+    facet_name, _, value = ident.removeprefix("collapse-group-").partition("_filter-")
+    targets = [target.lstrip("#") for target in _heading_targets(heading)] if heading is not None else []
+    label = _element_text(heading) if heading is not None and (not targets or ident in targets) else ""
+    if not label:
+        label = value.rpartition("-")[2]
+        result.warn("group_heading_missing", f"group {ident!r} has no h4 heading of its own: labelled {label!r}")
     facet = next((f for f, word in zip(_FACETS, ("year", "area", "type")) if word in facet_name), None)
     if facet is None:
         result.warn("unknown_grouping", f"an accordion group {facet_name!r} that is not by year, area or type")
@@ -300,32 +414,48 @@ def _group(body: Selector, result: PageResult) -> tuple[str | None, str | int]:
 # --- HTML: single publication page ------------------------------------------------------------
 
 def _publication_page(doc: Document) -> PageResult:
+    """A paper's own page. Its markup is the source; the ``citation_*`` and ``research-area`` meta
+    tags are read only where the markup lacks a field, with a ``meta_fallback`` warning naming it
+    (the meta tags carry no author links, no external link and month-less dates)."""
     sel = doc.selector
-    url = _page_url(sel, doc)
-    result = PageResult(site=SITE.name, page="publication", url=url)
+    result = PageResult(site=SITE.name, page="publication")
+    result.url = url = _page_url(sel, doc, result, _PUBLICATION)
     _refuse_cut_pages(doc, result)
     main = sel.css("main.single-publication") or sel.css("main")
-    title = _text(main.css("h1")) or _meta(sel, "citation_title")
-    if title is None:
+    from_meta: list[str] = []
+    title = _text(main.css("h1")) or _from_meta(from_meta, "title", _meta(sel, "citation_title"))
+    if not title:
         raise LayoutChanged("an MSR publication page without a title (no main h1, no citation_title)")
     pub = Publication(title=title, url=url)
     people = _citation_authors(main)
-    pub.authors = [a.name for a in people] or _meta_all(sel, "citation_author")
+    pub.authors = [a.name for a in people] or _from_meta(from_meta, "authors", _meta_all(sel, "citation_author"))
     pub.author_links = [a for a in people if a.url]
     pub.date = _iso_date(main.css(".publication-citation time::attr(datetime)").get()) or _iso_date(
-        _meta(sel, "citation_publication_date"))
+        _from_meta(from_meta, "date", _meta(sel, "citation_publication_date")))
     paragraphs = [_text(p) for p in main.css(".excerpt p")]
     pub.summary = "\n\n".join(p for p in paragraphs if p) or None
+    if not main.css(".excerpt"):
+        result.warn("summary_missing", "the publication page has no abstract block (.excerpt)")
     aside = main.css("aside")
-    pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _meta_all(
-        sel, "research-area")
+    pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _from_meta(
+        from_meta, "research areas", _meta_all(sel, "research-area"))
     pub.links = _publication_links(main, url)
     slug = _PUBLICATION.search(url or "")
     pub.ids.msr = slug.group(1) if slug else None
     hrefs = " ".join(link.url for link in pub.links)
     pub.ids.arxiv, pub.ids.doi = find_arxiv_id(hrefs), find_doi(hrefs)
+    if from_meta:
+        result.warn("meta_fallback", f"the page's markup has no {', '.join(from_meta)}: read from its meta tags "
+                                     "(without author links, the external link or month-precise dates)")
     result.publications = [_finish(pub)]
     return result
+
+
+def _from_meta(used: list[str], field: str, value: _T) -> _T:
+    """``value``, read from meta tags for ``field``; notes the field in ``used`` when there is one."""
+    if value:
+        used.append(field)
+    return value
 
 
 def _meta(sel: Selector, name: str) -> str | None:
@@ -339,8 +469,8 @@ def _meta_all(sel: Selector, name: str) -> list[str]:
 def _citation_authors(main: SelectorList[Selector]) -> list[Author]:
     authors = []
     for person in main.css('.publication-citation li[itemtype$="schema.org/Person"]'):
-        name = _text(person.css('[itemprop="name"]'))
-        url = clean_or_none(person.css('a[itemprop="url"]::attr(href)').get())
+        name = _text(person.css('[itemprop="name"]')) or _text(person).rstrip(" ,")
+        url = clean_or_none(person.css('a[itemprop="url"]::attr(href), a[href]::attr(href)').get())
         people = _PEOPLE.match(url or "")
         if name:
             authors.append(Author(name=name, url=url, ids=Ids(msr=people.group(2) if people else None)))
@@ -350,9 +480,10 @@ def _citation_authors(main: SelectorList[Selector]) -> list[Author]:
 def _publication_links(main: SelectorList[Selector], base: str | None) -> list[Link]:
     """The paper's own links: the external "Publication" link(s), the PDF button, the BibTeX link."""
     found = [("external", a) for a in main.css(".publication-citation p a[href]")]
+    # Each link is found by two marks (a class and an attribute), so one renamed mark loses nothing.
     found += [("pdf" if ".pdf" in a.attrib["href"].lower() or a.attrib.get("data-bi-cn") == "PDF" else "external", a)
-              for a in main.css("aside a.btn[href]")]
-    found += [("bibtex", a) for a in main.css(".bibtex-link a[href]")]
+              for a in main.css("aside a.btn[href], aside a[data-bi-cn][href]")]
+    found += [("bibtex", a) for a in main.css(".bibtex-link a[href], a.type-bibtex[href]")]
     links: list[Link] = []
     for kind, a in found:
         link = Link(kind=kind, url=_absolute(a.attrib["href"], base) or "", label=_text(a) or None)
@@ -391,6 +522,7 @@ def _saved_text(doc: Document) -> PageResult:
     result.publications = [_finish(pub) for pub in _distinct(listings, result)]
     if not result.publications:
         raise LayoutChanged("a saved MSR people page without publication items")
+    _check_groupings(result)
     return result
 
 
@@ -458,6 +590,13 @@ def _faceted_search(doc: Document) -> PageResult:
     listings = [pub for pub in map(_post, posts) if pub]
     if len(listings) < len(posts):
         result.warn("post_without_title", f"{len(posts) - len(listings)} post(s) without a title were skipped")
+    check_listings(result, "the posts", len(posts), [n for n, post in enumerate(posts, 1) if not _post_title(post)],
+                   "data.post_title")
+    gaps = [f"post {n} lacks {', '.join(lacks)}" for n, post in enumerate(posts, 1) if (lacks := _post_gaps(post))]
+    if gaps:
+        result.warn(INCOMPLETE, "; ".join(gaps[:10]) + (f"; and {len(gaps) - 10} more" if len(gaps) > 10 else ""))
+    for pub in listings:
+        _drop_flag(pub)
     result.publications = [_finish(pub) for pub in _distinct(listings, result)]
     return result
 
@@ -471,11 +610,48 @@ def _json(text: str) -> Any:
         raise LayoutChanged(f"an MSR faceted-search answer that is not valid JSON ({exc.msg})") from None
 
 
-def _post(post: Any) -> Publication | None:
+# What every post of an answer carries (``meta`` and ``terms`` may be ``[]``, PHP's empty object; when
+# they are objects, these keys are there; a journal paper has no msr_conference_name key).
+_POST_KEYS = ("permalink", "post_title", "post_excerpt", "meta", "terms")
+_VENUE_KEYS = ("msr_conference_name", "msr_journal")
+_TERM_KEYS = ("msr-publication-type", "msr-research-area")
+
+
+def _post_title(post: Any) -> str | None:
     data = post.get("data") if isinstance(post, dict) else None
-    title = _html_text(data.get("post_title")) if isinstance(data, dict) else None
-    if title is None or not isinstance(data, dict):
+    return _html_text(data.get("post_title")) if isinstance(data, dict) else None
+
+
+def _post_gaps(post: Any) -> list[str]:
+    """The keys a post lacks of those every post has (the invariant of a faceted-search answer).
+
+    >>> _post_gaps({"data": {"post_title": "T", "meta": [], "terms": {"msr-research-area": []}}, "markup": ""})
+    ['data.permalink', 'data.post_excerpt', 'data.terms.msr-publication-type']
+    """
+    if not isinstance(post, dict) or not isinstance(post.get("data"), dict):
+        return ["data"]
+    data = post["data"]
+    lacks = [f"data.{key}" for key in _POST_KEYS if key not in data]
+    meta, terms = data.get("meta"), data.get("terms")
+    if isinstance(meta, dict) and meta:
+        lacks += ["data.meta.msr_published_date"] if "msr_published_date" not in meta else []
+        # A paper may have no venue (a report), but a venue under a key of another name is one renamed.
+        if not any(_meta_value(meta, key) for key in _VENUE_KEYS) and set(meta) - {"msr_published_date", *_VENUE_KEYS}:
+            lacks.append(f"data.meta.{' or '.join(_VENUE_KEYS)}")
+    if isinstance(terms, dict) and terms:
+        lacks += [f"data.terms.{key}" for key in _TERM_KEYS if key not in terms]
+    if "markup" not in post:
+        lacks.append("markup")
+    elif isinstance(post["markup"], str) and post["markup"].strip() and "content-excerpt__people" not in post["markup"]:
+        lacks.append("an authors line (p.content-excerpt__people) in its markup")
+    return lacks
+
+
+def _post(post: Any) -> Publication | None:
+    title = _post_title(post)
+    if title is None:
         return None
+    data = post["data"]
     pub = Publication(title=title, url=clean_or_none(data.get("permalink")))
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None

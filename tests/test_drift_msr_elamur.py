@@ -1,0 +1,214 @@
+"""Drift variants of every MSR and Elamur page (issue 11): each class, id, key, heading, list-item
+shape or link pattern the parsers rely on is renamed, one at a time, and each page is cut short and
+enlarged. Every variant must give a ``ParseError`` or a warning the original has not, never an
+unflagged record that differs from the original's.
+
+The pages: the real MSR publication page of the corpus (``PUBHARVEST_CORPUS``; research/elamur
+holds notes only), and the fixture pages of both sites (the seeds among them).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+import pubharvest.parsers as parsers
+from pubharvest.errors import ParseError
+from pubharvest.parsers.records import to_builtins
+
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_size_msr_elamur import enlarged_elamur, enlarged_msr, one_line  # noqa: E402
+
+MATTERGEN = "msr/publication_mattergen_990378_2026-08-26.excerpt.html"
+MSR_HTML = ["msr/010_people_publications.html"]
+MSR_TEXT = ["msr/001_0be51d225ce2b3fb.txt"]
+MSR_JSON = ["msr/020_faceted_search.page.json"]
+ELAMUR = ["elamur/000_e63c2e80f8ecde3e.txt", "elamur/000_multiline.md", "elamur/010_handwritten_quintero.txt"]
+
+# (what is renamed, a regex, its replacement): each mark one parser step relies on.
+Rename = tuple[str, str, str]
+MSR_HTML_MARKS: list[Rename] = [
+    ("group body id", r"collapse-group-", "collapse-grp-"),
+    ("authors line class", r"content-excerpt__people", "content-excerpt__persons"),
+    ("accordion class", r'class="accordion"', 'class="accordeon"'),
+    ("group heading target", r"data-target=", "data-goal="),
+    ("group heading tag", r"<(/?)h4\b", r"<\1h6"),
+    ("listing title tag", r"<(/?)h5\b", r"<\1h6"),
+    ("name heading tag", r"<(/?)h1\b", r"<\1div"),
+    ("publication link pattern", r"/research/publication/", "/research/pub/"),
+    ("venue | date separator", r" \| ", " · "),
+    ("canonical link", r'rel="canonical"', 'rel="canon"'),
+    ("citation block class", r"publication-citation", "publication-cite"),
+    ("person itemtype", r"schema\.org/Person", "schema.org/Human"),
+    ("name itemprop", r'itemprop="name"', 'itemprop="nom"'),
+    ("url itemprop", r'itemprop="url"', 'itemprop="lien"'),
+    ("time datetime", r"<time datetime=", "<time data-time="),
+    ("abstract class", r'class="excerpt"', 'class="abstract"'),
+    ("main class", r"single-publication", "single-pub"),
+    ("button class", r'class="btn ', 'class="button '),
+    ("PDF analytics attribute", r"data-bi-cN=", "data-bi-name="),
+    ("bibtex block class", r"bibtex-link", "bibtex-lnk"),
+    ("bibtex button class", r"type-bibtex", "type-bib"),
+    ("research-area link pattern", r"/research-area/", "/area-of-research/"),
+    ("citation_title meta", r'name="citation_title"', 'name="dc.title"'),
+    ("citation_author meta", r'name="citation_author"', 'name="dc.creator"'),
+    ("citation date meta", r'name="citation_publication_date"', 'name="dc.date"'),
+    ("research-area meta", r'name="research-area"', 'name="research-field"'),
+    ("MSR product meta", r'name="awa-product"', 'name="awa-prod"'),
+    ("page type meta", r'name="awa-pageType"', 'name="awa-type"'),
+]
+MSR_JSON_MARKS: list[Rename] = [(key, f'"{key}"', f'"{key}_v2"') for key in (
+    "posts", "data", "post_title", "permalink", "post_excerpt", "meta", "terms", "markup", "msr_published_date",
+    "msr_conference_name", "msr_journal", "msr-publication-type", "msr-research-area")] + [
+    ("authors line class", r"content-excerpt__people", "content-excerpt__persons")]
+MSR_TEXT_MARKS: list[Rename] = [
+    ("group marker lines", r"(?m)^-$", "–"),
+    ("section headings", r"(?m)^Publications by ", "Publicaciones por "),
+]
+ELAMUR_MARKS: list[Rename] = [
+    ("Papers heading", r"## Papers\b", "## Paper list"),
+    ("All works heading", r"## All works\b", "## Every work"),
+    ("paper link pattern", r"/papers/", "/paper/"),
+    ("author link pattern", r"/authors/", "/people/"),
+    ("numbered item shape", r"(?<!\S)(\d+)\. (?=\*\*\[|\[\*\*)", r"\1) "),
+    ("bold title link", r"\*\*\[([^\]]*)\]\(([^)]*)\)\*\*", r"[\1](\2)"),
+    ("link around bold", r"\[\*\*", "[__"),
+    ("italic year span", r"\*\((\d{4} · [\d,]+ citations?)\)\*", r"(\1)"),
+    ("italic year line", r"\*(\d{4} · [\d,]+ citations?)\*", r"\1"),
+    ("external link marker", r" ↗\]", "]"),
+    ("library count link", r"#papers\)", "#works)"),
+    ("closing Updated line", r"Updated (\d)", r"Refreshed \1"),
+    ("front matter canonical", r'canonical: "', 'canon: "'),
+]
+
+
+def records(result: parsers.PageResult) -> dict[str, Any]:
+    got = to_builtins(result)
+    got.pop("source")
+    got.pop("warnings")
+    return got
+
+
+def flagged_or_same(original: parsers.PageResult, variant: bytes | str) -> str | None:
+    """None when ``variant`` is refused, warned about, or parses as the original; else what differs."""
+    try:
+        got = parsers.parse(variant)
+    except ParseError:
+        return None
+    before = {(w.code, w.message) for w in original.warnings}
+    if any((w.code, w.message) not in before for w in got.warnings):
+        return None
+    if records(got) == records(original):
+        return None
+    return f"unflagged change: {records(got)} != {records(original)}"[:2000]
+
+
+def renamed(text: str, marks: list[Rename]) -> Iterator[tuple[str, str]]:
+    """Each variant of ``text`` with one mark renamed (marks the page does not hold are skipped)."""
+    for what, pattern, replacement in marks:
+        variant = re.sub(pattern, replacement, text)
+        if variant != text:
+            yield what, variant
+
+
+def cuts(text: str) -> Iterator[tuple[str, str]]:
+    for share in (0.2, 0.5, 0.8, 0.95):
+        yield f"cut at {share:.0%}", text[: int(len(text) * share)]
+
+
+def fixture_text(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def check_all(text: str, marks: list[Rename]) -> list[str]:
+    original = parsers.parse(text)
+    return [f"{what}: {problem}" for what, variant in [*renamed(text, marks), *cuts(text)]
+            if (problem := flagged_or_same(original, variant))]
+
+
+@pytest.mark.parametrize("name,marks", [(n, MSR_HTML_MARKS) for n in MSR_HTML] + [(n, MSR_JSON_MARKS) for n in MSR_JSON]
+                         + [(n, MSR_TEXT_MARKS) for n in MSR_TEXT] + [(n, ELAMUR_MARKS) for n in ELAMUR])
+def test_every_drift_variant_of_a_fixture_page_is_flagged(name: str, marks: list[Rename]) -> None:
+    assert check_all(fixture_text(name), marks) == []
+
+
+def test_every_drift_variant_of_the_real_msr_page_is_flagged(read_corpus: Callable[[str], bytes]) -> None:
+    assert check_all(read_corpus(MATTERGEN).decode("utf-8"), MSR_HTML_MARKS) == []
+
+
+@pytest.mark.parametrize("name", ["elamur/000_multiline.md"])
+def test_each_drift_variant_reads_the_same_with_or_without_newlines(name: str) -> None:
+    """The one-line form of every Elamur variant gives what its multi-line form gives (the same
+    warning codes: an unknown heading's end is unknown in the one-line form, so its message differs)."""
+    for what, variant in renamed(fixture_text(name), ELAMUR_MARKS):
+        assert outcome(variant) == outcome(one_line(variant)), what
+
+
+def outcome(page: str) -> Any:
+    try:
+        result = parsers.parse(page)
+    except ParseError as exc:
+        return exc.code
+    return records(result), [w.code for w in result.warnings]
+
+
+def test_enlarged_pages_read_every_added_paper_without_a_warning() -> None:
+    elamur = fixture_text("elamur/000_multiline.md")
+    for page in (enlarged_elamur(elamur, 4), one_line(enlarged_elamur(elamur, 4))):
+        result = parsers.parse(page)
+        assert (len(result.publications), result.warnings) == (3 + 2 * 4, [])
+    people = fixture_text("msr/010_people_publications.html")
+    original = parsers.parse(people)
+    result = parsers.parse(enlarged_msr(people, 4))
+    assert len(result.publications) == 4 * len(original.publications)
+    assert {w.code for w in result.warnings} == {w.code for w in original.warnings}
+
+
+# --- the invariants one at a time, on hand-made breakage -----------------------------------------
+
+def test_msr_listing_without_a_title_is_numbered() -> None:
+    page = fixture_text("msr/010_people_publications.html").replace("<h5>An Unlinked Workshop Note</h5>", "", 1)
+    result = parsers.parse(page)
+    (warning,) = [w for w in result.warnings if w.code == "listings_unreadable"]
+    assert "listing 4 of 15" in warning.message
+
+
+def test_msr_accordions_whose_listings_all_lack_authors_are_layout_changed() -> None:
+    page = fixture_text("msr/010_people_publications.html").replace("content-excerpt__people", "people-line")
+    with pytest.raises(parsers.LayoutChanged, match="content-excerpt__people"):
+        parsers.parse(page)
+
+
+def test_msr_paper_missing_from_the_type_grouping_is_warned() -> None:
+    page = fixture_text("msr/010_people_publications.html")
+    start = page.index('<div id="collapse-group-type_filter-publications-3-article"')
+    cut = page[:start] + page[start:].replace("<article>", "<div>", 1).replace("</article>", "</div>", 1)
+    result = parsers.parse(cut)
+    assert [w.code for w in result.warnings if w.code == "groupings_disagree"] == ["groupings_disagree"]
+
+
+def test_msr_people_page_without_a_name_is_warned() -> None:
+    page = fixture_text("msr/010_people_publications.html").replace("<h1 class=\"h2\">Ada Example</h1>", "")
+    assert "name_missing" in [w.code for w in parsers.parse(page).warnings]
+
+
+def test_elamur_papers_item_without_its_link_is_numbered() -> None:
+    page = fixture_text("elamur/000_multiline.md").replace(
+        "2. **[ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning]"
+        "(https://md.research.elamur.ai/free/en/papers/rajbhandari-2021-zero-infinity-breaking-gpu-memory/)**",
+        "2. **ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning**")
+    codes = [(w.code, w.message) for w in parsers.parse(page).warnings]
+    assert ("listings_unreadable", "listing 2 of 2 in 'Papers' could not be read (no a bold "
+            "'[title](…/papers/…)' link): skipped") in codes
+
+
+def test_elamur_papers_list_with_no_readable_item_is_layout_changed() -> None:
+    page = re.sub(r"\*\*\[([^\]]*)\]\(([^)]*)\)\*\*", r"**\1**", fixture_text("elamur/000_multiline.md"))
+    page = page.replace("## All works", "## Every work")
+    with pytest.raises(parsers.LayoutChanged, match="'Papers'"):
+        parsers.parse(page)
