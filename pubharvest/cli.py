@@ -181,10 +181,11 @@ def _parse(args: argparse.Namespace) -> int:
     from .output import open_output
 
     failures = 0
+    archives: list[str] = []
     with open_output(args.format, args.output) as out:
         for name, read in iter_inputs(args.paths):
             if name.lower().endswith(ARCHIVE_SUFFIXES):
-                failures += _parse_archive(name, out)
+                archives.append(name)
                 continue
             try:
                 result = parse(read(), url=args.url)
@@ -197,24 +198,39 @@ def _parse(args: argparse.Namespace) -> int:
                 print(f"{name}: unreadable: {error.strerror or error}", file=sys.stderr)
                 continue
             out.write(result)
+        if archives:
+            failures += _parse_archives(archives, out)
     return ExitCode.FAILED if failures else ExitCode.OK
 
 
-def _parse_archive(name: str, out: Any) -> int:
-    """Write the records of a WARC archive (as the job that wrote it gave them); returns the failures."""
-    from pubharvest.parsers import ParseError
-    from pubharvest.scrapers.archive import archive_results
+def _parse_archives(names: list[str], out: Any) -> int:
+    """Write the records of the WARC archives named, read together (after the other inputs), as the job
+    that wrote them gave them; returns the failures.
 
+    A name stands for the file and the segments shared workers wrote beside it (``NAME-*.warc.gz``),
+    or for the files a quoted glob matches; a damaged stretch inside an archive is one line and skipped.
+    """
+    from pubharvest.parsers import ParseError
+    from pubharvest.scrapers.archive import archive_paths, archive_results
+
+    paths: dict[Path, None] = {}
     failures = 0
+    for name in names:
+        found = archive_paths(name)
+        if not found:
+            failures += 1
+            print(f"{name}: unreadable: no such archive (nor segments {name.rsplit('.warc', 1)[0]}-*)", file=sys.stderr)
+        paths.update(dict.fromkeys(found))
     try:
-        for where, result in archive_results(name):
-            if isinstance(result, ParseError):
+        for where, result in archive_results(list(paths), on_damage=lambda line: print(line, file=sys.stderr)):
+            if isinstance(result, (ParseError, OSError)):
                 failures += 1
-                print(f"{where}: {result.code}: {result.message}", file=sys.stderr)
+                print(failure_line(where, result), file=sys.stderr)
             else:
                 out.write(result)
     except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback
-        print(f"{name}: unreadable: not a readable WARC archive ({type(error).__name__}: {error})", file=sys.stderr)
+        print(f"{', '.join(map(str, paths))}: unreadable: not a readable WARC archive "
+              f"({type(error).__name__}: {error})", file=sys.stderr)
         failures += 1
     return failures
 
