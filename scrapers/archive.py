@@ -442,7 +442,8 @@ def archive_results(paths: str | Path | Iterable[str | Path],
         damage: list[str] = []
         ours = index.add(path, damage.append)
         if ours is None:
-            yield str(path), OSError(f"not a readable WARC archive (no whole record in its {path.stat().st_size} bytes)")
+            size = path.stat().st_size
+            yield str(path), OSError(f"not a readable WARC archive (no whole record in its {size} bytes)")
             continue
         for line in damage:
             on_damage(line)

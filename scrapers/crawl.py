@@ -416,7 +416,7 @@ class CrawlEngine(Engine):
 
 def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = None, new_run: bool = False) -> Summary:
     """Run (or resume) ``job`` under Scrapy in this process (``workers.join_job`` runs it as one worker of many)."""
-    with Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run) as ledger:  # the job's lock
+    with Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run) as ledger:  # locks the job
         engine = CrawlEngine(job, ledger, sinks, on_event, archive=open_archive(job, ledger.run, engine="scrapy"))
         todo = [t for t in job.targets if t.key not in ledger.finished]
         summary = engine.crawl(todo)

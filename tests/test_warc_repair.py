@@ -157,8 +157,15 @@ def test_each_record_is_appended_in_one_write(tmp_path: Path) -> None:
     path = tmp_path / "a.warc.gz"
     writer = ArchiveWriter(path, {"software": "pubharvest"})
     real = writer.stream
-    writer.stream = type("Spy", (), {"write": lambda self, b: writes.append(len(b)) or real.write(b),
-                                     "fileno": real.fileno, "close": real.close, "truncate": real.truncate})()
+
+    class Spy:
+        fileno, close, truncate = real.fileno, real.close, real.truncate
+
+        def write(self, data: bytes) -> int | None:
+            writes.append(len(data))
+            return real.write(data)
+
+    writer.stream = Spy()  # type: ignore[assignment]
     writer.exchange("GET", "http://127.0.0.1/x", [], 200, "OK", [], b"x" * 5000, writer.make_id())
     writer.close()
     assert len(writes) == 2 and len(member_ends(path.read_bytes())) == 3

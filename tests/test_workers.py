@@ -202,16 +202,17 @@ def test_two_workers_exit_within_a_second_of_the_last_target_each_writing_a_segm
     job = shared_job(tmp_path, site, postgres_url)
     server = redis.Redis.from_url(redis_url)
     workers = [worker(job, redis_url, n, tmp_path) for n in (1, 2)]
-    finished_key, last, exits = f"pubharvest:{job_name(job)}:finished", None, {}
+    finished_key, last = f"pubharvest:{job_name(job)}:finished", 0.0
+    exits: dict[int, float] = {}
     deadline = time.monotonic() + 120
     while len(exits) < 2 and time.monotonic() < deadline:
-        if last is None and server.hlen(finished_key) == len(targets()):
+        if not last and server.hlen(finished_key) == len(targets()):
             last = time.monotonic()
         exits.update({n: time.monotonic() for n, w in enumerate(workers) if n not in exits and w.poll() is not None})
         time.sleep(0.005)
     logs = [(tmp_path / f"w{n}.log").read_text() for n in (1, 2)]
     assert [w.returncode for w in workers] == [0, 0], logs
-    assert last is not None and max(exits.values()) - last < 1.0, (max(exits.values()) - last, logs)
+    assert last and max(exits.values()) - last < 1.0, (max(exits.values()) - last, logs)
 
     segments = sorted(tmp_path.glob("out-*.warc.gz"))
     assert len(segments) == 2 and not (tmp_path / "out.warc.gz").exists(), segments
