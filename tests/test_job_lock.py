@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakesite import FakeSite
-from scrapejobs import profile_key, records, write_job
-from test_resume import journal_done, start_job, wait_for
+from scrapejobs import profile_key, records
+from test_resume import held_job
 
 from pubharvest.cli import main
 from pubharvest.errors import ExitCode
@@ -23,17 +22,8 @@ USERS = [f"Lock{i:04d}xxAAAAJ" for i in range(4)]
 @pytest.fixture
 def running_job(tmp_path: Path):
     """A job whose process is held on its third target's page (a slow server); yields (job, process)."""
-    with FakeSite() as site:
-        site.fault(f"user={USERS[2]}", "hang")
-        job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url}, timeout=60)
-        process = start_job(job)
-        try:
-            wait_for(lambda: site.paths(f"user={USERS[2]}") and journal_done(tmp_path / "job.journal") == 2)
-            yield job, process
-        finally:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+    with held_job(tmp_path, USERS, 2) as (_, job, process):
+        yield job, process
 
 
 @pytest.mark.parametrize("engine", ["httpx", "scrapy"])
