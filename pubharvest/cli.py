@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -224,11 +225,11 @@ def _parse(args: argparse.Namespace) -> int:
     from .inputs import input_error, iter_inputs
     from .output import open_output
 
-    tally = Tally(args.strict)
+    tally, archives = Tally(args.strict), []
     with open_output(args.format, args.output) as out:
         for name, read in iter_inputs(args.paths, args.max_bytes):
             if name.lower().endswith(ARCHIVE_SUFFIXES):
-                _parse_archive(name, out, tally)
+                archives.append(name)
                 continue
             try:
                 result = parse(read(), url=args.url)
@@ -237,21 +238,35 @@ def _parse(args: argparse.Namespace) -> int:
                 continue
             out.write(result)
             tally.warned(name, result)
+        if archives:
+            _parse_archives(archives, out, tally)
     return tally.exit_code()
 
 
-def _parse_archive(name: str, out: Any, tally: Tally) -> None:
-    """Write the records of a WARC archive (as the job that wrote it gave them)."""
+def _parse_archives(names: list[str], out: Any, tally: Tally) -> None:
+    """Write the records of the WARC archives named, read together (after the other inputs), as the job
+    that wrote them gave them.
+
+    A name stands for the file and the segments shared workers wrote beside it (``NAME-*.warc.gz``),
+    or for the files a quoted glob matches; a damaged stretch inside an archive is one line and skipped.
+    """
     from pubharvest.errors import Unreadable
     from pubharvest.parsers import ParseError
-    from pubharvest.scrapers.archive import archive_results
+    from pubharvest.scrapers.archive import archive_paths, archive_results
 
     from .inputs import input_error
 
+    paths: dict[Path, None] = {}
+    for name in names:
+        found = archive_paths(name)
+        if not found:
+            tally.failed(name, Unreadable(f"no such archive (nor segments {name.rsplit('.warc', 1)[0]}-*)"))
+        paths.update(dict.fromkeys(found))
+    name = ", ".join(map(str, paths))
     try:
-        for where, result in archive_results(name):
-            if isinstance(result, ParseError):
-                tally.failed(where, result)
+        for where, result in archive_results(list(paths), on_damage=lambda line: print(line, file=sys.stderr)):
+            if isinstance(result, (ParseError, OSError)):
+                tally.failed(where, input_error(result))
             else:
                 out.write(result)
                 tally.warned(where, cast("PageResult", result))

@@ -92,9 +92,6 @@ def _note_shared_limits(job: Job) -> None:
     """Say what a worker sharing a queue does not do that the job file asks for."""
     from .store import is_database_url
 
-    if job.warc:
-        print(f"pubharvest scrape: note: workers sharing a queue write no WARC archive ({job.warc} is not written)",
-              file=sys.stderr)
     if job.store and not is_database_url(job.store):
         print(f"pubharvest scrape: note: {job.store} is a local SQLite file; workers on other machines "
               "need a postgresql:// store to write into one database", file=sys.stderr)

@@ -7,13 +7,26 @@ Bodies are stored decoded (the client undoes gzip/brotli): ``Content-Encoding`` 
 Each finished target adds a ``metadata`` record (``pubharvest:target:<site>:<id>``) listing the
 ``WARC-Record-ID`` of its page responses in order; reading an archive rebuilds each target's
 record from exactly those responses, with the same parser and the same merge as the job.
+
+An archive survives a kill or a full disk: in a ``.warc.gz`` each record is its own gzip member,
+written in one piece. A record counts only when it is *whole*: its gzip member decompresses to
+the end, with the CRC and length trailer, into one or more WARC records whose ``Content-Length``
+is exactly what follows their headers (then ``\\r\\n\\r\\n``). A writer starts by cutting the file
+back to the end of its last whole record (:func:`cut_damaged_tail`); a reader skips a damaged
+stretch in the middle (left by older versions) with one line, and reads on from the next whole
+record (:func:`spans`). Shared workers each write a segment, ``NAME-WORKER.warc.gz``; reading
+the segments together (:func:`archive_results`) gives the job's records.
 """
 
 from __future__ import annotations
 
+import errno
+import glob
 import json
 import os
-from collections.abc import Iterator, Sequence
+import re
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -27,10 +40,19 @@ from . import sites
 
 TARGET_PREFIX = "pubharvest:target:"
 _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
+GZIP_MAGIC = b"\x1f\x8b\x08"  # a gzip member's first bytes (deflate)
+WARC_MAGIC = b"WARC/1."  # an uncompressed record's first bytes
+_CHUNK = 1 << 16
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)[ \t]*\r\n", re.IGNORECASE)
+
 
 
 class ArchiveWriter:
-    """Appends WARC records to a file (gzip per record when the name ends ``.gz``).
+    """Appends WARC records to a file (one gzip member per record when the name ends ``.gz``).
+
+    Each record is built in memory and appended in one write, so the file only ever ends in the
+    middle of a record when the process dies or the disk fills during that write; a failed write
+    is cut back at once (and, failing that, by the next start's :func:`cut_damaged_tail`).
 
     Not thread-safe: a job calls it from one writer thread, so that compressing and hashing
     pages never holds up the event loop. A failed write is raised again by the next
@@ -43,10 +65,13 @@ class ArchiveWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         cut_damaged_tail(path)
-        self.stream = open(path, "ab")
-        self.writer = WARCWriter(self.stream, gzip=path.name.endswith(".gz"))
-        self.writer.write_record(self.writer.create_warcinfo_record(path.name, info))
+        self.stream = open(path, "ab", buffering=0)  # unbuffered: nothing half-written waits in a buffer
+        self.end = self.stream.seek(0, os.SEEK_END)
+        self.writer = WARCWriter(BytesIO(), gzip=path.name.endswith(".gz"))
         self.error: OSError | None = None
+        self.write_record(self.writer.create_warcinfo_record(path.name, info))
+        if self.error is not None:
+            raise self.error
 
     @staticmethod
     def make_id() -> str:
@@ -55,17 +80,31 @@ class ArchiveWriter:
 
         return StatusAndHeadersParser.make_warc_id()
 
+    def write_record(self, record: object) -> None:
+        """Append one whole record; after a failed write, nothing more (the error is kept for ``target_done``)."""
+        if self.error is not None:
+            return
+        member = BytesIO()
+        self.writer.out = member
+        self.writer.write_record(record)
+        try:
+            _write_all(self.stream, member.getvalue())
+            self.end += len(member.getvalue())
+        except OSError as error:
+            self.error = OSError(error.errno, error.strerror or os.strerror(error.errno or errno.EIO), str(self.path))
+            self._cut_back()
+
+    def _cut_back(self) -> None:
+        """Remove what a failed write left after the last whole record (a full disk still allows this)."""
+        try:
+            self.stream.truncate(self.end)
+        except OSError:
+            pass  # the next start cuts it
+
     def exchange(self, method: str, url: str, request_headers: list[tuple[str, str]],
                  status: int | None = None, reason: str = "", response_headers: Sequence[tuple[str, str]] = (),
                  body: bytes = b"", record_id: str | None = None) -> None:
         """Write a request and, when one came, its response (named ``record_id``)."""
-        try:
-            self._exchange(method, url, request_headers, status, reason, response_headers, body, record_id)
-        except OSError as error:
-            self.error = self.error or error
-
-    def _exchange(self, method: str, url: str, request_headers: list[tuple[str, str]], status: int | None,
-                  reason: str, response_headers: Sequence[tuple[str, str]], body: bytes, record_id: str | None) -> None:
         from warcio.statusandheaders import StatusAndHeaders
 
         target = url.split("://", 1)[-1]
@@ -74,7 +113,7 @@ class ArchiveWriter:
             url, "request", payload=BytesIO(b""),
             http_headers=StatusAndHeaders(f"{method} {path} HTTP/1.1", request_headers, is_http_request=True))
         if status is None:
-            self.writer.write_record(request)
+            self.write_record(request)
             return
         headers = [(k, v) for k, v in response_headers if k.lower() not in _DROPPED_HEADERS]
         headers.append(("Content-Length", str(len(body))))
@@ -82,51 +121,206 @@ class ArchiveWriter:
             url, "response", payload=BytesIO(body), warc_headers_dict={"WARC-Record-ID": record_id or self.make_id()},
             http_headers=StatusAndHeaders(f"{status} {reason}".strip(), headers, protocol="HTTP/1.1"))
         request.rec_headers.add_header("WARC-Concurrent-To", response.rec_headers.get_header("WARC-Record-ID"))
-        self.writer.write_record(response)
-        self.writer.write_record(request)
+        self.write_record(response)
+        self.write_record(request)
 
     def target_done(self, run: str, key: str, outcome: str, response_ids: list[str],
                     fetched_at: str | None = None) -> None:
         """Record which responses make up a finished target (and when its record says it was fetched),
         and make the archive durable up to here."""
+        if self.error is None:
+            entry = {"run": run, "target": key, "outcome": outcome, "responses": response_ids, "fetched_at": fetched_at}
+            payload = json.dumps(entry).encode()
+            self.write_record(self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
+                                                             warc_content_type="application/json"))
         if self.error is not None:
             raise self.error
-        entry = {"run": run, "target": key, "outcome": outcome, "responses": response_ids, "fetched_at": fetched_at}
-        payload = json.dumps(entry).encode()
-        record = self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
-                                                warc_content_type="application/json")
-        self.writer.write_record(record)
         self.sync()
 
     def sync(self) -> None:
-        self.stream.flush()
         os.fsync(self.stream.fileno())
 
     def close(self) -> None:
-        self.sync()
-        self.stream.close()
-
-
-def cut_damaged_tail(path: Path) -> None:
-    """Cut a record left half-written by a killed job, so that records appended after it stay readable."""
-    from warcio.archiveiterator import ArchiveIterator
-
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    good = 0
-    with open(path, "rb") as stream:
-        records = ArchiveIterator(stream)
         try:
-            for record in records:
-                record.content_stream().read()
-                records.read_to_end()
-                good = records.get_record_offset() + records.get_record_length()
-        except Exception:  # warcio raises several kinds on a cut gzip member or header
-            pass
-    if good < path.stat().st_size:
-        with open(path, "r+b") as stream:
-            stream.truncate(good)
+            if self.error is None:
+                self.sync()
+        finally:
+            self.stream.close()
 
+
+def _write_all(stream: BinaryIO, data: bytes) -> None:
+    """Write all of ``data`` to an unbuffered stream (which may take it in parts)."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        if not written:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def segment_path(path: Path, worker: str) -> Path:
+    """The archive segment one shared worker writes: ``NAME-WORKER.warc.gz`` beside ``NAME.warc.gz``.
+
+    >>> segment_path(Path("runs/out.warc.gz"), "host-12-ab").as_posix()
+    'runs/out-host-12-ab.warc.gz'
+    """
+    name, suffix = _split_archive_name(path.name)
+    return path.with_name(f"{name}-{worker}{suffix}")
+
+
+def _split_archive_name(name: str) -> tuple[str, str]:
+    for suffix in (".warc.gz", ".warc"):
+        if name.lower().endswith(suffix):
+            return name[:-len(suffix)], name[-len(suffix):]
+    return name, ""
+
+
+def archive_paths(name: str) -> list[Path]:
+    """The files an archive name on the command line stands for: the file itself if it exists, and
+    the segments shared workers wrote beside it (``NAME-*.warc.gz``); a glob pattern is expanded.
+
+    >>> archive_paths("/nonexistent/out.warc.gz")
+    []
+    """
+    path = Path(name)
+    if any(c in path.name for c in "*?["):
+        return sorted(p for p in path.parent.glob(path.name) if p.is_file())
+    stem, suffix = _split_archive_name(path.name)
+    segments = sorted(path.parent.glob(f"{glob.escape(stem)}-*{suffix}")) if path.parent.is_dir() else []
+    return ([path] if path.exists() else []) + [p for p in segments if p.is_file()]
+
+
+# -- whole records ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of an archive file: a whole record (its WARC bytes, uncompressed) or damage (``None``)."""
+
+    start: int
+    end: int
+    records: bytes | None
+
+    def damage_line(self, name: str | Path) -> str:
+        return (f"{name}: damaged: bytes {self.start}-{self.end} are not a whole WARC record "
+                "(a write cut short); skipped, the rest is read")
+
+
+def spans(stream: BinaryIO) -> Iterator[Span]:
+    """The archive in ``stream`` as whole records and the damaged stretches between them, in file order."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(0)
+    gzipped = stream.read(2) == GZIP_MAGIC[:2]
+    read_at, magic = (_member_at, GZIP_MAGIC) if gzipped else (_plain_record_at, WARC_MAGIC)
+    at = 0
+    while at < size:
+        whole = read_at(stream, at)
+        if whole is not None:
+            yield Span(at, whole[1], whole[0])
+            at = whole[1]
+            continue
+        resume = _next_whole(stream, at + 1, magic, read_at)
+        yield Span(at, resume, None)
+        at = resume
+
+
+def _member_at(stream: BinaryIO, start: int) -> tuple[bytes, int] | None:
+    """The WARC bytes of the gzip member at ``start`` and where it ends, if it is whole."""
+    stream.seek(start)
+    inflater = zlib.decompressobj(wbits=31)  # gzip: checks the CRC and length trailer
+    parts: list[bytes] = []
+    read = 0
+    while not inflater.eof:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            return None
+        try:
+            parts.append(inflater.decompress(chunk))
+        except zlib.error:
+            return None
+        read += len(chunk)
+    data = b"".join(parts)
+    return (data, start + read - len(inflater.unused_data)) if _whole_records(data) else None
+
+
+def _plain_record_at(stream: BinaryIO, start: int) -> tuple[bytes, int] | None:
+    """The uncompressed WARC record at ``start`` and where it ends, if it is whole."""
+    stream.seek(start)
+    head = stream.read(_CHUNK)
+    head_end = head.find(b"\r\n\r\n")
+    length = _content_length(head[:head_end + 2]) if head.startswith(WARC_MAGIC) and head_end > 0 else None
+    if length is None:
+        return None
+    stream.seek(start)
+    data = stream.read(head_end + 4 + length + 4)
+    return (data, start + len(data)) if _whole_records(data) else None
+
+
+def _whole_records(data: bytes) -> bool:
+    """Whether ``data`` is one or more whole WARC records, end to end.
+
+    >>> _whole_records(b"WARC/1.1\\r\\nContent-Length: 2\\r\\n\\r\\nhi\\r\\n\\r\\n")
+    True
+    >>> _whole_records(b"WARC/1.1\\r\\nContent-Length: 3\\r\\n\\r\\nhi\\r\\n\\r\\n")
+    False
+    """
+    at = 0
+    while at < len(data):
+        head_end = data.find(b"\r\n\r\n", at)
+        length = _content_length(data[at:head_end + 2]) if data.startswith(WARC_MAGIC, at) and head_end > 0 else None
+        if length is None:
+            return False
+        at = head_end + 4 + length
+        if data[at:at + 4] != b"\r\n\r\n":
+            return False
+        at += 4
+    return at > 0
+
+
+def _content_length(head: bytes) -> int | None:
+    match = _CONTENT_LENGTH.search(head)
+    return int(match[1]) if match else None
+
+
+def _next_whole(stream: BinaryIO, start: int, magic: bytes,
+                read_at: Callable[[BinaryIO, int], tuple[bytes, int] | None]) -> int:
+    """Where the next whole record after ``start`` begins (the end of the file when none does)."""
+    while True:
+        found = _find(stream, magic, start)
+        if found is None:
+            return stream.seek(0, os.SEEK_END)
+        if read_at(stream, found) is not None:
+            return found
+        start = found + 1
+
+
+def _find(stream: BinaryIO, needle: bytes, start: int) -> int | None:
+    """The offset of the next ``needle`` at or after ``start``."""
+    stream.seek(start)
+    carry, carry_at = b"", start
+    while chunk := stream.read(_CHUNK):
+        window = carry + chunk
+        found = window.find(needle)
+        if found >= 0:
+            return carry_at + found
+        carry = window[-(len(needle) - 1):]
+        carry_at += len(window) - len(carry)
+    return None
+
+
+def cut_damaged_tail(path: Path) -> int:
+    """Cut the file back to the end of its last whole record (what a kill or a full disk left after it
+    goes), so that records appended next stay readable; how many bytes were cut."""
+    if not path.exists():
+        return 0
+    with open(path, "r+b") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        good = max((span.end for span in spans(stream) if span.records is not None), default=0)
+        if good < size:
+            stream.truncate(good)
+    return size - good
+
+
+# -- reading ------------------------------------------------------------------------------------
 
 @dataclass
 class ArchivedPage:
@@ -138,38 +332,86 @@ class ArchivedPage:
 
 @dataclass
 class ArchivedTarget:
-    """A finished target as the archive holds it: its run, its key and the offsets of its page responses."""
+    """A finished target as the archive holds it: its run, its key and its page responses' ids, in order."""
 
     run: str
     key: str
     outcome: str
-    offsets: list[int]
+    responses: list[str]
+    where: Path
     fetched_at: str | None = None
 
 
-def _scan(path: str | Path) -> tuple[bool, list[ArchivedTarget]]:
-    """Whether pubharvest wrote the archive, and its finished targets (the last write of each run and target)."""
+def _ignore(line: str) -> None:
+    return None
+
+
+def _records(path: Path, on_damage: Callable[[str], None]) -> Iterator[tuple[int, object]]:
+    """``(offset, warcio record)`` for every whole record of the file; each damaged stretch is one line."""
     from warcio.archiveiterator import ArchiveIterator
 
-    offsets: dict[str, int] = {}
-    targets: dict[tuple[str, str], dict] = {}
-    ours = False
     with open(path, "rb") as stream:
-        records = ArchiveIterator(stream)
-        for record in records:
-            kind = record.rec_type
-            uri = record.rec_headers.get_header("WARC-Target-URI") or ""
+        for span in spans(stream):
+            if span.records is None:
+                on_damage(span.damage_line(path))
+                continue
+            for record in ArchiveIterator(BytesIO(span.records)):
+                yield span.start, record
+
+
+class _Index:
+    """Where the responses and finished targets of pubharvest archives (a job's segments) are."""
+
+    def __init__(self) -> None:
+        self.responses: dict[str, tuple[Path, int]] = {}
+        self.targets: dict[tuple[str, str], ArchivedTarget] = {}
+
+    def add(self, path: Path, on_damage: Callable[[str], None]) -> bool | None:
+        """Index the archive at ``path``; whether pubharvest wrote it (None: it holds no whole record)."""
+        ours, whole = False, False
+        for offset, record in _records(path, on_damage):
+            whole = True
+            kind = record.rec_type  # type: ignore[attr-defined]  # warcio's records are untyped
+            headers = record.rec_headers  # type: ignore[attr-defined]
+            uri = headers.get_header("WARC-Target-URI") or ""
             if kind == "warcinfo":
-                ours = ours or b"pubharvest" in record.content_stream().read()
+                ours = ours or b"pubharvest" in record.content_stream().read()  # type: ignore[attr-defined]
             elif kind == "response":
-                offsets[record.rec_headers.get_header("WARC-Record-ID")] = records.get_record_offset()
+                self.responses[headers.get_header("WARC-Record-ID")] = (path, offset)
             elif kind == "metadata" and uri.startswith(TARGET_PREFIX):
-                entry = json.loads(record.content_stream().read())
-                targets.pop((entry["run"], entry["target"]), None)
-                targets[(entry["run"], entry["target"])] = entry
-    return ours, [ArchivedTarget(e["run"], e["target"], e["outcome"],
-                                 [offsets[i] for i in e["responses"] if i in offsets], e.get("fetched_at"))
-                  for e in targets.values()]
+                entry = json.loads(record.content_stream().read())  # type: ignore[attr-defined]
+                self.targets.pop((entry["run"], entry["target"]), None)  # the last write of each run and target
+                self.targets[(entry["run"], entry["target"])] = ArchivedTarget(
+                    entry["run"], entry["target"], entry["outcome"], entry["responses"], path, entry.get("fetched_at"))
+        return ours if whole else None
+
+    def results(self) -> Iterator[tuple[str, object]]:
+        from pubharvest.errors import ParseError, Truncated
+        from pubharvest.parsers import parse
+
+        for target in self.targets.values():
+            name = f"{target.where}#{target.key}"
+            missing = [i for i in target.responses if i not in self.responses]
+            if missing:
+                yield name, Truncated(f"{len(missing)} of the target's {len(target.responses)} page(s) are not in "
+                                      "the archive (damaged, or in a segment not given)")
+                continue
+            pages = [self.page(i) for i in target.responses]
+            try:
+                record = sites.SITES[target.key.split(":", 1)[0]].merge([parse(p.body, url=p.url) for p in pages])
+                yield name, stamped(record, target.run, target.fetched_at)
+            except ParseError as error:
+                yield name, error
+
+    def page(self, record_id: str) -> ArchivedPage:
+        from warcio.archiveiterator import ArchiveIterator
+
+        path, offset = self.responses[record_id]
+        with open(path, "rb") as stream:
+            stream.seek(offset)
+            page = _page(next(iter(ArchiveIterator(stream))))
+        assert page is not None  # indexed as a response
+        return page
 
 
 def _page(record) -> ArchivedPage | None:
@@ -180,13 +422,6 @@ def _page(record) -> ArchivedPage | None:
                         int(record.http_headers.get_statuscode() or 0), record.content_stream().read())
 
 
-def _page_at(stream: BinaryIO, offset: int) -> ArchivedPage | None:
-    from warcio.archiveiterator import ArchiveIterator
-
-    stream.seek(offset)
-    return _page(next(iter(ArchiveIterator(stream))))
-
-
 def stamped(result: PageResult, run: str, fetched_at: str | None) -> PageResult:
     """``result`` with the job run and fetch time the job gave it (an archive of an older version has no time)."""
     if result.source is not None and fetched_at is not None:
@@ -194,32 +429,40 @@ def stamped(result: PageResult, run: str, fetched_at: str | None) -> PageResult:
     return result
 
 
-def archive_results(path: str | Path) -> Iterator[tuple[str, object]]:
-    """``(name, PageResult or ParseError)`` for the records in an archive, as the job that wrote it gave them.
-
-    A pubharvest archive gives one record per finished target, rebuilt from the responses its
-    metadata names (read one target at a time, by offset); another tool's archive gives one
-    record per successful response that is not robots.txt.
-    """
-    from warcio.archiveiterator import ArchiveIterator
-
+def _foreign_results(path: Path) -> Iterator[tuple[str, object]]:
+    """One record per successful page of another tool's archive (robots.txt aside)."""
     from pubharvest.parsers import ParseError, parse
 
-    ours, targets = _scan(path)
-    with open(path, "rb") as stream:
-        if not ours:
-            for page in filter(None, map(_page, ArchiveIterator(stream))):
-                if page.status == 200 and not page.url.endswith("/robots.txt"):
-                    try:
-                        yield page.url, parse(page.body, url=page.url)
-                    except ParseError as error:
-                        yield page.url, error
-            return
-        for target in targets:
-            site = sites.SITES[target.key.split(":", 1)[0]]
-            pages = list(filter(None, (_page_at(stream, offset) for offset in target.offsets)))
+    for _, record in _records(path, _ignore):
+        page = _page(record)
+        if page is not None and page.status == 200 and not page.url.endswith("/robots.txt"):
             try:
-                record = site.merge([parse(p.body, url=p.url) for p in pages])
-                yield f"{path}#{target.key}", stamped(record, target.run, target.fetched_at)
+                yield page.url, parse(page.body, url=page.url)
             except ParseError as error:
-                yield f"{path}#{target.key}", error
+                yield page.url, error
+
+
+def archive_results(paths: str | Path | Iterable[str | Path],
+                    on_damage: Callable[[str], None] = _ignore) -> Iterator[tuple[str, object]]:
+    """``(name, PageResult or ParseError)`` for the records in one archive or several read together
+    (the segments of a shared run), as the job that wrote them gave them.
+
+    A pubharvest archive gives one record per finished target, rebuilt from the responses its
+    metadata names, wherever among ``paths`` they are (read one target at a time, by offset);
+    another tool's archive gives one record per successful response that is not robots.txt.
+    A damaged stretch is skipped and told to ``on_damage`` in one line.
+    """
+    files = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    index = _Index()
+    for path in files:
+        damage: list[str] = []
+        ours = index.add(path, damage.append)
+        if ours is None:
+            size = path.stat().st_size
+            yield str(path), OSError(f"not a readable WARC archive (no whole record in its {size} bytes)")
+            continue
+        for line in damage:
+            on_damage(line)
+        if not ours:
+            yield from _foreign_results(path)
+    yield from index.results()

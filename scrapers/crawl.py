@@ -416,9 +416,9 @@ class CrawlEngine(Engine):
 
 def crawl_job(job: Job, sinks: Sequence[Sink] = (), on_event: Event | None = None, new_run: bool = False) -> Summary:
     """Run (or resume) ``job`` under Scrapy in this process (``workers.join_job`` runs it as one worker of many)."""
-    ledger = Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run)
-    engine = CrawlEngine(job, ledger, sinks, on_event, archive=open_archive(job, ledger.run, engine="scrapy"))
-    todo = [t for t in job.targets if t.key not in ledger.finished]
-    summary = engine.crawl(todo)
+    with Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run) as ledger:  # locks the job
+        engine = CrawlEngine(job, ledger, sinks, on_event, archive=open_archive(job, ledger.run, engine="scrapy"))
+        todo = [t for t in job.targets if t.key not in ledger.finished]
+        summary = engine.crawl(todo)
     summary.skipped = len(job.targets) - len(todo)
     return summary

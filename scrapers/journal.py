@@ -7,16 +7,26 @@ is the size of the output file once it holds that record. On opening, the output
 the last ``end`` the journal knows: a record whose journal line never made it (a kill between
 the two writes) is removed and its target fetched again, so it is never there twice; a line
 cut short by a crash is ignored.
+
+One runner per job: opening the ledger takes an exclusive ``flock`` on ``JOURNAL.lock`` (beside the
+journal; beside the output when there is no journal) before it reads or cuts anything, and holds it
+until :meth:`Ledger.close`. The OS releases it when the process dies, even by ``kill -9``, so a
+stale lock never blocks a rerun; a second runner of the same job meanwhile refuses with one line
+(``JobError``, exit 2).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
+
+from pubharvest.errors import JobError
 
 # Outcomes that finish a target for its run; "pending" targets are fetched again by a rerun.
 FINISHED = frozenset({"done", "partial", "failed"})
@@ -31,11 +41,16 @@ class Ledger:
     run: str = ""
     finished: dict[str, str] = field(default_factory=dict)
     _end: int = 0
+    _lock: IO[bytes] | None = None
 
     @classmethod
     def open(cls, journal: Path | None, output: Path | None, targets: list[str], new_run: bool = False) -> Ledger:
-        """Resume the journal's last run when it left targets unfinished, else start a new run."""
+        """Resume the journal's last run when it left targets unfinished, else start a new run.
+
+        Raises ``JobError`` when another process runs the same job (see :func:`lock_job`).
+        """
         ledger = cls(journal, output)
+        ledger._lock = lock_job(journal or output)
         entries = _read_journal(journal)
         last_run = entries[-1]["run"] if entries else None
         finished = {e["target"]: e["outcome"] for e in entries
@@ -62,6 +77,18 @@ class Ledger:
         if outcome in FINISHED:
             self.finished[target] = outcome
 
+    def close(self) -> None:
+        """Let go of the job's lock (the OS does it too, when the process ends)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _cut_output(self) -> None:
         if self.output is None:
             return
@@ -80,6 +107,36 @@ class Ledger:
             stream.write(json.dumps(entry).encode() + b"\n")
             stream.flush()
             os.fsync(stream.fileno())
+
+
+def lock_path(journal: Path) -> Path:
+    """The lock file of the job whose journal (or output) is ``journal``.
+
+    >>> lock_path(Path("runs/weekly.journal")).as_posix()
+    'runs/weekly.journal.lock'
+    """
+    return journal.with_name(journal.name + ".lock")
+
+
+def lock_job(journal: Path | None) -> IO[bytes] | None:
+    """The open, exclusively locked lock file of the job; ``JobError`` when another process holds it."""
+    if journal is None:
+        return None
+    path = lock_path(journal)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stream = open(path, "a+b")
+    try:
+        fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        stream.seek(0)
+        holder = stream.read().decode(errors="replace").strip() or "another process"
+        stream.close()
+        raise JobError(f"this job is already running ({holder} holds {path}); wait for it to finish, "
+                       "or stop it, then run the job again") from None
+    stream.truncate(0)
+    stream.write(f"pid {os.getpid()} on {os.uname().nodename} since {_now()}".encode())
+    stream.flush()
+    return stream
 
 
 def _read_journal(path: Path | None) -> list[dict]:

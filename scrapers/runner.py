@@ -117,9 +117,9 @@ class Runner(Engine):
 async def run_job(job: Job, sinks: Sequence[Sink] = (), on_event: Callable[..., None] | None = None,
                   new_run: bool = False, transport: httpx.AsyncBaseTransport | None = None) -> Summary:
     """Run (or resume) ``job``: returns its summary; records go to the job's output, its store sinks, its archive."""
-    ledger = Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run)
     limits = httpx.Limits(max_connections=job.fetch.concurrency, max_keepalive_connections=job.fetch.concurrency)
-    async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
-                                 limits=limits, follow_redirects=False, transport=transport) as client:
-        runner = Runner(job, ledger, client, sinks, on_event)
-        return await runner.run()
+    with Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run) as ledger:  # locks the job
+        async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
+                                     limits=limits, follow_redirects=False, transport=transport) as client:
+            runner = Runner(job, ledger, client, sinks, on_event)
+            return await runner.run()

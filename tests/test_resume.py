@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,21 +38,29 @@ def journal_done(journal: Path) -> int:
     return sum('"outcome": "done"' in line for line in lines)
 
 
-@pytest.fixture
-def hanging_job(tmp_path: Path):
-    """A six-target job whose fourth target's page never comes; yields (site, job, process)."""
+@contextmanager
+def held_job(folder: Path, users: list[str], held: int) -> Iterator[tuple[FakeSite, Path, subprocess.Popen]]:
+    """A job over ``users`` running in its own process, held on target ``held`` (its page never comes)
+    once the targets before it are durable; gives (site, job, process), killed at the end."""
     with FakeSite() as site:
-        site.fault(f"user={USERS[3]}", "hang")
-        job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url}, timeout=60)
+        site.fault(f"user={users[held]}", "hang")
+        job = write_job(folder, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url}, timeout=60)
         process = start_job(job)
         try:
-            # Records are committed on a writer thread: wait until the first three are durable.
-            wait_for(lambda: site.paths(f"user={USERS[3]}") and journal_done(tmp_path / "job.journal") == 3)
+            # Records are committed on a writer thread: wait until those before the held one are durable.
+            wait_for(lambda: site.paths(f"user={users[held]}") and journal_done(folder / "job.journal") == held)
             yield site, job, process
         finally:
             if process.poll() is None:
                 process.kill()
             process.wait()
+
+
+@pytest.fixture
+def hanging_job(tmp_path: Path):
+    """A six-target job whose fourth target's page never comes; yields (site, job, process)."""
+    with held_job(tmp_path, USERS, 3) as held:
+        yield held
 
 
 def test_killed_job_leaves_whole_records_and_the_rerun_completes(hanging_job, tmp_path: Path, capsys) -> None:

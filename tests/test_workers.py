@@ -187,3 +187,39 @@ def test_a_database_lost_midway_stops_the_job_with_one_line(tmp_path: Path, site
     assert crawl.wait(timeout=60) == 1
     log = (tmp_path / "crawl.log").read_text()
     assert "pubharvest scrape: the store" in log and "failed:" in log and "Traceback" not in log, log
+
+
+def test_two_workers_exit_within_a_second_of_the_last_target_each_writing_a_segment(
+        tmp_path: Path, site: SlowSite, redis_url: str, postgres_url: str, capsys) -> None:
+    import json
+    import time
+
+    import redis
+
+    from pubharvest.cli import main
+
+    site.fault(f"user={SCHOLARS[-1]}&hl=en&pagesize=100&cstart=100", "slow:0.8")  # one worker waits on the other
+    job = shared_job(tmp_path, site, postgres_url)
+    server = redis.Redis.from_url(redis_url)
+    workers = [worker(job, redis_url, n, tmp_path) for n in (1, 2)]
+    finished_key, last = f"pubharvest:{job_name(job)}:finished", 0.0
+    exits: dict[int, float] = {}
+    deadline = time.monotonic() + 120
+    while len(exits) < 2 and time.monotonic() < deadline:
+        if not last and server.hlen(finished_key) == len(targets()):
+            last = time.monotonic()
+        exits.update({n: time.monotonic() for n, w in enumerate(workers) if n not in exits and w.poll() is not None})
+        time.sleep(0.005)
+    logs = [(tmp_path / f"w{n}.log").read_text() for n in (1, 2)]
+    assert [w.returncode for w in workers] == [0, 0], logs
+    assert last and max(exits.values()) - last < 1.0, (max(exits.values()) - last, logs)
+
+    segments = sorted(tmp_path.glob("out-*.warc.gz"))
+    assert len(segments) == 2 and not (tmp_path / "out.warc.gz").exists(), segments
+    assert main(["parse", "-f", "jsonl", str(tmp_path / "out.warc.gz")]) == 0
+    archived = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    written = [r for n in (1, 2) for r in records(tmp_path / f"w{n}.jsonl")]
+    assert sorted(json.dumps(r, sort_keys=True) for r in archived) == \
+        sorted(json.dumps(r, sort_keys=True) for r in written), "the segments together give the job's records"
+    assert main(["parse", "-f", "jsonl", str(tmp_path / "out-*.warc.gz")]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(targets())

@@ -1,0 +1,171 @@
+"""A job's WARC archive survives anything: cut at any byte (a kill -9 mid-write), filled up (a full
+disk), or damaged in the middle by an older version, it is repaired on the next start and read
+whole by ``pubharvest parse``."""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import json
+import random
+import zlib
+from pathlib import Path
+
+import pytest
+from fakesite import FakeSite, scholar_page
+from scrapejobs import records, scrape, write_job
+
+from pubharvest.cli import main
+from pubharvest.scrapers import archive
+from pubharvest.scrapers.archive import ArchiveWriter, cut_damaged_tail
+
+USERS = [f"Disk{i:04d}xxAAAAJ" for i in range(5)]
+
+
+def member_ends(data: bytes) -> list[int]:
+    """Where each gzip member of ``data`` ends, found with zlib alone (not with the code under test)."""
+    ends, at = [], 0
+    while at < len(data):
+        inflater = zlib.decompressobj(wbits=31)
+        inflater.decompress(data[at:])
+        assert inflater.eof
+        at = len(data) - len(inflater.unused_data)
+        ends.append(at)
+    return ends
+
+
+def written_archive(path: Path, targets: int = 6, run: str = "run1") -> bytes:
+    """An archive as a job writes it: per target, two Scholar pages (request and response each), then its metadata."""
+    writer = ArchiveWriter(path, {"software": "pubharvest", "job": "test"})
+    for t in range(targets):
+        user = f"User{t:04d}{run}AAAAJ"
+        ids = [writer.make_id() for _ in range(2)]
+        for page, record_id in enumerate(ids):
+            body = scholar_page(user, 200, page * 100, 100).encode()
+            writer.exchange("GET", f"http://127.0.0.1/citations?user={user}&cstart={page * 100}", [("User-Agent", "t")],
+                            200, "OK", [("Content-Type", "text/html")], body, record_id)
+        writer.target_done(run, f"scholar:{user}", "done", ids)
+    writer.close()
+    return path.read_bytes()
+
+
+def test_a_cut_anywhere_is_cut_back_to_the_last_whole_record(tmp_path: Path) -> None:
+    data = written_archive(tmp_path / "whole.warc.gz")
+    ends = member_ends(data)
+    assert len(ends) == 1 + 6 * 5, "one gzip member per record: warcinfo, then 2 x (response, request) + metadata"
+    last_two = range(ends[-3] + 1, len(data))
+    cuts = sorted(set(random.Random(12).sample(range(1, len(data)), 200)) | set(last_two))
+    cut = tmp_path / "cut.warc.gz"
+    for offset in cuts:
+        cut.write_bytes(data[:offset])
+        cut_damaged_tail(cut)
+        kept = max((end for end in ends if end <= offset), default=0)
+        assert cut.read_bytes() == data[:kept], f"cut at {offset}"
+
+
+def test_a_damaged_record_in_the_middle_is_skipped_with_one_line(tmp_path: Path, capsys) -> None:
+    """What an older version left: a member cut short by a kill, then the rerun's records appended after it."""
+    first = written_archive(tmp_path / "first.warc.gz", targets=2, run="run1")
+    second = written_archive(tmp_path / "second.warc.gz", targets=3, run="run2")
+    path = tmp_path / "old.warc.gz"
+    path.write_bytes(first[:-30] + second)  # the first run's last record cut short, the rerun's after it
+    code, results, err = parsed(capsys, path)
+    assert len(err.splitlines()) == 1 and ": damaged: bytes " in err, err
+    assert code == 0 and len(results) == 1 + 3, "the first run's first target and every target of the rerun"
+
+
+@pytest.fixture
+def site():
+    with FakeSite() as fake:
+        yield fake
+
+
+def parsed(capsys, path: Path) -> tuple[int, list[dict], str]:
+    code = main(["parse", "-f", "jsonl", str(path)])
+    captured = capsys.readouterr()
+    return code, [json.loads(line) for line in captured.out.splitlines()], captured.err
+
+
+def test_a_job_resumed_on_a_cut_archive_ends_with_an_archive_read_whole(tmp_path: Path, site, capsys) -> None:
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url})
+    assert scrape(capsys, job)[0] == 0
+    warc = tmp_path / "out.warc.gz"
+    data = warc.read_bytes()
+    ends = member_ends(data)
+    metadata = [end for end, start in zip(ends, [0, *ends]) if b"pubharvest:target:" in zlib.decompress(
+        data[start:end], wbits=31)]
+    assert len(metadata) == len(USERS)
+    rng = random.Random(7)
+    for offset in [*rng.sample(range(ends[0] + 1, len(data)), 3), len(data) - 5]:
+        warc.write_bytes(data[:offset])
+        code, err = scrape(capsys, job)  # every target finished: a new run, archived after the cut
+        assert code == 0, err
+        code, results, err = parsed(capsys, warc)
+        assert (code, err) == (0, ""), f"cut at {offset}"
+        assert len(results) == sum(end <= offset for end in metadata) + len(USERS), f"cut at {offset}"
+
+
+class FullDisk:
+    """A file that takes ``room`` bytes, then refuses writes as a full disk does (after writing what fits)."""
+
+    def __init__(self, stream, room: int) -> None:
+        self.stream, self.room = stream, room
+
+    def write(self, data) -> int:
+        if len(data) > self.room:
+            self.stream.write(bytes(data[:self.room]))
+            self.room = 0
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.room -= len(data)
+        return self.stream.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def test_a_full_disk_keeps_what_was_archived_and_a_rerun_completes(tmp_path: Path, site, capsys,
+                                                                   monkeypatch) -> None:
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url})
+    warc = tmp_path / "out.warc.gz"
+
+    def small_disk(file, mode="r", *args, **kwargs):
+        stream = builtins.open(file, mode, *args, **kwargs)
+        return FullDisk(stream, 9000) if "a" in mode and Path(file) == warc else stream
+
+    monkeypatch.setattr(archive, "open", small_disk, raising=False)
+    code, err = scrape(capsys, job)
+    assert code == 1 and "Traceback" not in err, err
+    assert f"No space left on device ({warc})" in err.splitlines()[-1], err
+    kept = records(tmp_path / "out.jsonl")
+    assert 0 < len(kept) < len(USERS), "some targets were archived before the disk filled"
+    code, results, err = parsed(capsys, warc)
+    assert code == 0 and results == kept, err  # what was archived before the disk filled is readable
+
+    monkeypatch.undo()  # room again
+    code, err = scrape(capsys, job)
+    assert code == 0, err
+    assert len(records(tmp_path / "out.jsonl")) == len(USERS)
+    code, results, err = parsed(capsys, warc)
+    assert (code, err) == (0, "")
+    assert [json.dumps(r, sort_keys=True) for r in results] == \
+        [json.dumps(r, sort_keys=True) for r in records(tmp_path / "out.jsonl")]
+
+
+def test_each_record_is_appended_in_one_write(tmp_path: Path) -> None:
+    """So that a record is never split between a write that made it and one that did not."""
+    writes: list[int] = []
+    path = tmp_path / "a.warc.gz"
+    writer = ArchiveWriter(path, {"software": "pubharvest"})
+    real = writer.stream
+
+    class Spy:
+        fileno, close, truncate = real.fileno, real.close, real.truncate
+
+        def write(self, data: bytes) -> int | None:
+            writes.append(len(data))
+            return real.write(data)
+
+    writer.stream = Spy()  # type: ignore[assignment]
+    writer.exchange("GET", "http://127.0.0.1/x", [], 200, "OK", [], b"x" * 5000, writer.make_id())
+    writer.close()
+    assert len(writes) == 2 and len(member_ends(path.read_bytes())) == 3
