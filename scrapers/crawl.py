@@ -70,7 +70,15 @@ from .engine import (
 from .fetch import retry_after_seconds
 from .job import FetchSettings, Job, Target
 from .journal import Ledger
-from .safety import AddressGuard, redact_headers, redact_text, redact_url, redirect_refusal, site_hosts
+from .safety import (
+    AddressGuard,
+    redact_headers,
+    redact_text,
+    redact_url,
+    redirect_refusal,
+    site_hosts,
+    split_credentials,
+)
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
@@ -120,6 +128,9 @@ class ProfileSpider(scrapy.Spider):
         self.close_reason: str | None = None
         self.sent = 0  # requests that reached a server, as the server counts them (robots.txt and retries too)
         self.guard = AddressGuard([self.job.base_url(s) for s in sites.SITES])
+        # Twisted takes no user-info in a URL: it goes as the Authorization header httpx would send
+        self.credentials = {sites.host_of(url): auth for url, auth in
+                            (split_credentials(self.job.base_url(s)) for s in sites.SITES) if auth}
 
     async def start(self) -> AsyncIterator[Request]:
         for request in self.first_requests(self.seeds):
@@ -132,7 +143,7 @@ class ProfileSpider(scrapy.Spider):
 
     def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str],
                      claim: bytes | None = None) -> Request:
-        return Request(url, callback=self.parse_page, errback=self.failed,
+        return Request(split_credentials(url)[0], callback=self.parse_page, errback=self.failed,
                        cb_kwargs={"target": target, "pages": pages, "archived": archived},
                        meta={CLAIM: claim} if claim else {})
 
@@ -298,6 +309,9 @@ class BlockMiddleware:
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
             self.refuse_redirect(target, request.url)
+        auth = self.spider.credentials.get(sites.host_of(request.url))
+        if auth and b"Authorization" not in request.headers:
+            request.headers["Authorization"] = auth
         return None
 
     def refuse_redirect(self, target: str, location: str) -> None:

@@ -32,12 +32,12 @@ class Runner(Engine):
     """One job's run under httpx: the fetcher and its writer thread; the rest is the shared ``Engine``."""
 
     def __init__(self, job: Job, ledger: Ledger, client: httpx.AsyncClient, sinks: Sequence[Sink] = (),
-                 on_event: Callable[..., None] | None = None) -> None:
+                 on_event: Callable[..., None] | None = None, resolve: bool = True) -> None:
         super().__init__(job, ledger, sinks, on_event, open_archive(job, ledger.run))
         hosts = {sites.host_of(job.base_url(s)): s for s in sites.SITES}
         # One writer thread, in submission order: archive records, then each target's commit.
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pubharvest-writer")
-        guard = AddressGuard([job.base_url(s) for s in sites.SITES])
+        guard = AddressGuard([job.base_url(s) for s in sites.SITES], resolve)
         self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer, self.blocks, guard)
 
     async def run(self) -> Summary:
@@ -128,5 +128,5 @@ async def run_job(job: Job, sinks: Sequence[Sink] = (), on_event: Callable[..., 
     limits = httpx.Limits(max_connections=job.fetch.concurrency, max_keepalive_connections=job.fetch.concurrency)
     async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
                                  limits=limits, follow_redirects=False, transport=transport) as client:
-        runner = Runner(job, ledger, client, sinks, on_event)
+        runner = Runner(job, ledger, client, sinks, on_event, resolve=transport is None)
         return await runner.run()

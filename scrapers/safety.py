@@ -38,6 +38,24 @@ def redact_text(text: str) -> str:
     return _USERINFO.sub("***@", text)
 
 
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its user-info, and the ``Authorization`` value (HTTP Basic) the user-info stood for.
+
+    >>> split_credentials("http://me:pw@h.example:8/x")
+    ('http://h.example:8/x', 'Basic bWU6cHc=')
+    """
+    import base64
+    from urllib.parse import unquote
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    return parts._replace(netloc=host).geturl(), f"Basic {token}"
+
+
 def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The headers with the values of credentials replaced (their names stay, so the archive shows they were sent)."""
     return [(name, REDACTED if name.lower() in SECRET_HEADERS else value) for name, value in headers]
@@ -45,7 +63,7 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def site_hosts(site: str, base_url: str) -> set[str]:
     """The hosts a target of ``site`` may be redirected to: its job's ``base_url`` host and the site's known hosts."""
-    return {sites.host_of(base_url), urlsplit(base_url).hostname or "", *sites.SITES[site].hosts}
+    return {sites.host_of(base_url), *sites.SITES[site].hosts}
 
 
 def redirect_refusal(location: str, allowed: set[str]) -> str | None:
@@ -54,7 +72,7 @@ def redirect_refusal(location: str, allowed: set[str]) -> str | None:
     shown = redact_url(location)
     if parts.scheme not in ("http", "https"):
         return f"redirect to {shown} refused: only http and https are followed"
-    if sites.host_of(location) not in allowed and (parts.hostname or "") not in allowed:
+    if sites.host_of(location) not in allowed:
         return f"redirect to {shown} refused: {parts.hostname} is not a host of the target's site"
     return None
 
@@ -75,13 +93,16 @@ class AddressGuard:
     A name that does not resolve is ``Unreachable`` at once (a rerun may do better; retrying now would not).
     """
 
-    def __init__(self, base_urls: Sequence[str]) -> None:
+    def __init__(self, base_urls: Sequence[str], resolve: bool = True) -> None:
         self.trusted = {sites.host_of(url) for url in base_urls}
         self.resolved: dict[str, list[str]] = {}
+        self.resolve = resolve  # False when requests go to a test transport, not to the network
 
     async def check(self, url: str) -> None:
         """Raise ``RedirectRefused`` for a private address not asked for, ``Unreachable`` for a name that
         does not exist (a temporary DNS failure is left to the client and its retries)."""
+        if not self.resolve:
+            return
         addresses = await self.addresses(url)
         if sites.host_of(url) in self.trusted:
             return

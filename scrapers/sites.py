@@ -118,7 +118,8 @@ class Scholar(Site):
     def merge(self, pages: list[PageResult]) -> PageResult:
         from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
 
-        repeat = next((i for i in range(1, len(pages)) if repeats(pages[i - 1], pages[i])), None)
+        repeat = next((i for i in range(1, len(pages)) if is_partial(pages[i - 1]) and repeats(pages[i - 1], pages[i])),
+                      None)
         pages = pages if repeat is None else pages[:repeat]
         warnings = []
         for page in pages:

@@ -90,7 +90,7 @@ def test_captcha_mid_job_stops_that_host_and_the_rerun_resumes(tmp_path: Path, c
         written = sorted(profile_key(r) for r in records(tmp_path / "out.jsonl"))
         assert written == ["elamur:olatunji-ruwase", "msr:adaexample"]
         served = len(scholar.log)
-        code, err = scrape(capsys, job)
+        code, err = scrape(capsys, job, "--force")  # issue 12: a rerun within block_wait refuses
         assert code == 0, err
         assert not other.paths("/authors/")[1:], "finished targets are not fetched again"
         assert len(scholar.log) > served
