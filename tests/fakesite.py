@@ -16,6 +16,9 @@ as a server that ignores ``cstart`` (its "Show more" stays enabled).
 from __future__ import annotations
 
 import functools
+import json
+import os
+import subprocess
 import re
 import socket
 import struct
@@ -134,6 +137,8 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            if self.path == "/_log":  # the request log, for a test whose server runs in another process
+                return self.answer(200, "application/json", json.dumps(site.log).encode())
             action = site.next_action(self.path)
             name, _, arg = action.partition(":")
             if name == "reset":
@@ -189,8 +194,36 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class ProcessSite:
+    """The fake site in a process of its own, for timing tests: its clock is not held up by the job
+    running in the test's process (an in-process server thread waits for the GIL while a page is
+    parsed, and logs a request late). Its log comes from ``GET /_log``; ``time.monotonic`` is
+    the system's monotonic clock, the same in both processes."""
+
+    def __init__(self, robots: str | None = None) -> None:
+        env = {**os.environ, **({"FAKESITE_ROBOTS": robots} if robots else {})}
+        self.process = subprocess.Popen([sys.executable, __file__, "0"], stdout=subprocess.PIPE, text=True, env=env)
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+    @property
+    def log(self) -> list[tuple[float, str, str]]:
+        from urllib.request import urlopen
+
+        with urlopen(self.url + "/_log") as answer:
+            return [tuple(entry) for entry in json.loads(answer.read())]
+
+
 if __name__ == "__main__":  # serve until killed: python tests/fakesite.py PORT [USER=ROWS ...]
     with FakeSite(int(sys.argv[1])) as fake:
         fake.scholar.update({k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])})
+        fake.robots = os.environ.get("FAKESITE_ROBOTS", fake.robots)
         print(fake.url, flush=True)
         threading.Event().wait()
