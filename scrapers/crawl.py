@@ -337,7 +337,8 @@ class BlockMiddleware:
         target = request.cb_kwargs.get("target")
         if 300 <= response.status < 400 and "Location" in response.headers and target in self.spider.targets:
             # a redirect Scrapy did not follow (to another scheme): refused with one line, as by the httpx runner
-            self.refuse_redirect(target, response.urljoin(response.headers["Location"].decode("latin-1")))
+            location = response.headers.get("Location") or b""
+            self.refuse_redirect(target, response.urljoin(location.decode("latin-1")))
         if BLOCKED in request.meta:
             reason = request.meta.pop(BLOCKED)
         else:

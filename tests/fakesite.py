@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 import json
 import os
-import subprocess
 import re
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time

@@ -24,7 +24,7 @@ def site():
         yield fake
 
 
-def bases(*pairs: tuple[str, FakeSite]) -> dict[str, str]:
+def bases(*pairs: tuple[str, FakeSite | ProcessSite]) -> dict[str, str]:
     return {name: fake.url for name, fake in pairs}
 
 
