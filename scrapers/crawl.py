@@ -126,6 +126,7 @@ class ProfileSpider(scrapy.Spider):
         self.on_event = engine.on_event
         self.stop_host = engine.stop_host
         self.close_reason: str | None = None
+        self.host_slots: dict[str, asyncio.Semaphore] = {}  # per_host, held by HostGate while a request is out
         self.sent = 0  # requests that reached a server, as the server counts them (robots.txt and retries too)
         self.guard = AddressGuard([self.job.base_url(s) for s in sites.SITES])
         # Twisted takes no user-info in a URL: it goes as the Authorization header httpx would send
@@ -243,6 +244,15 @@ class HostGate(HTTP11DownloadHandler):
     async def download_request(self, request: Request) -> Response:
         spider = cast(ProfileSpider, self.crawler.spider)
         host = sites.host_of(request.url)
+        # Scrapy's slot lets a burst through when there is no delay (it counts a transfer only once
+        # the scheduled download starts), so per_host is held here, where a request waiting behind
+        # a CAPTCHA is then refused instead of sent
+        slots = spider.host_slots.setdefault(host, asyncio.Semaphore(spider.job.fetch.per_host))
+        async with slots:
+            return await self.send(spider, host, request)
+
+    async def send(self, spider: ProfileSpider, host: str, request: Request) -> Response:
+        """The response to ``request``, unless its host blocked the job or asked it to wait (it waits)."""
         spider.refuse_if_blocked(host)
         wait = spider.blocks.held_until(host) - time.time()
         if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it

@@ -223,3 +223,15 @@ def test_both_engines_tell_a_fault_script_line_by_line(tmp_path: Path, capsys) -
             told[engine] = err.strip().splitlines()
             assert f"{served[engine]} requests" in told[engine][-1], (served, told)
     assert told["scrapy"] == told["httpx"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_nothing_is_sent_after_a_captcha_with_per_host_1(engine, site, tmp_path: Path, capsys) -> None:
+    users = [f"Capt{i:04d}xAAAAJ" for i in range(6)]
+    site.fault(f"user={users[1]}", "captcha")
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url},
+                    concurrency=8, per_host=1)  # no pacing: Scrapy's own slot let a burst through
+    code, err = run(engine, capsys, job)
+    assert code == 3, err
+    assert users[1] in site.log[-1][1], "the CAPTCHA was the last request the host saw"
+    assert f"1 done, 5 pending; 1 pages, {len(site.log)} requests" in err
