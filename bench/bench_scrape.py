@@ -2,6 +2,12 @@
 the job's time spent outside fetching and parsing (goal: under 20%).
 
     python bench/bench_scrape.py [--users 5] [--pages 100] [--store]
+    python bench/bench_scrape.py --hostile [--bomb-mb 2048]
+
+``--hostile`` runs a job against a hostile server instead, under each engine in a process of its
+own, and prints that process's peak memory (goal: under 500 MB): a gzip bomb (``--bomb-mb`` MB
+once decompressed), a 2 GB body, a body dripping one byte every 0.5 s (``timeout = 5``), and one
+ordinary page; ``max_bytes`` is left at its default (32 MB).
 
 The server (``tests/fakesite.py``, in its own process) plays Scholar: each of ``--users``
 profiles has ``--pages`` pages of 100 rows, fetched by ``cstart``. The job writes JSON Lines and
@@ -59,12 +65,55 @@ def run(base: str, users: list[str], concurrency: int, store: bool):
     return summary, archive
 
 
+def hostile(bomb_mb: int) -> None:
+    import os
+    import time
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fakesite import FakeSite, gzip_bomb
+
+    started = time.perf_counter()
+    gzip_bomb(bomb_mb)
+    print(f"gzip bomb: {len(gzip_bomb(bomb_mb)) / 1e6:.1f} MB -> {bomb_mb} MB "
+          f"(built in {time.perf_counter() - started:.1f} s)")
+    for engine in ("httpx", "scrapy"):
+        with FakeSite() as site, tempfile.TemporaryDirectory() as folder:
+            site.fault("/authors/olatunji-ruwase/", f"gzipbomb:{bomb_mb}")
+            site.fault("/people/adaexample/", "huge:2048")
+            site.fault("/authors/dripping/", "drip:0.5")
+            job = Path(folder) / "job.toml"
+            targets = [("elamur", "olatunji-ruwase"), ("msr", "adaexample"), ("elamur", "dripping"),
+                       ("scholar", "Bench000xxAAAAJ")]
+            lines = ['contact = "mailto:bench@example.org"', 'output = "out.jsonl"', 'warc = "out.warc.gz"',
+                     "rate = 0", "timeout = 5", "retries = 0", "concurrency = 4", "per_host = 4"]
+            lines += [f'[sites.{name}]\nbase_url = "{site.url}"' for name in ("scholar", "msr", "elamur")]
+            lines += [f'[[targets]]\nsite = "{name}"\nid = "{key}"' for name, key in targets]
+            job.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            setattr(site.server, "handle_error", lambda *a: None)  # a client leaving mid-body is the point here
+            started = time.perf_counter()
+            with open(Path(folder) / "stderr", "w+") as err:
+                job_process = subprocess.Popen([sys.executable, "-m", "pubharvest.cli", "scrape", str(job),
+                                                "--engine", engine], stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+                _, status, usage = os.wait4(job_process.pid, 0)  # this child's own peak, not the largest so far
+                job_process.returncode = os.waitstatus_to_exitcode(status)
+                err.seek(0)
+                told = err.read().splitlines()
+            print(f"{engine}: exit {job_process.returncode} in {time.perf_counter() - started:.1f} s, "
+                  f"peak memory {usage.ru_maxrss / 1024:.0f} MB (goal < 500 MB)")
+            for line in told:
+                print(f"  {line}")
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--users", type=int, default=5, help="Scholar profiles (default 5)")
     args.add_argument("--pages", type=int, default=100, help="pages of 100 rows per profile (default 100)")
     args.add_argument("--store", action="store_true", help="also upsert into an SQLite store")
+    args.add_argument("--hostile", action="store_true", help="peak memory of a job against a hostile server")
+    args.add_argument("--bomb-mb", type=int, default=2048, help="the gzip bomb's decompressed size (default 2048)")
     options = args.parse_args()
+    if options.hostile:
+        return hostile(options.bomb_mb)
     users = [f"Bench{i:03d}xxAAAAJ" for i in range(options.users)]
     server, base = start_server(users, options.pages)
     try:

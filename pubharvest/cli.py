@@ -134,6 +134,8 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
     scrape.add_argument("--warc", metavar="FILE", help="archive every request and response here")
     scrape.add_argument("--new-run", action="store_true",
                         help="start a new run even if the last one left targets unfinished")
+    scrape.add_argument("--force", action="store_true",
+                        help="go back to a host that blocked the job less than block_wait ago")
     scrape.add_argument("--verbose", "-v", action="store_true", help="log each request and response")
     scrape.add_argument("--engine", choices=("httpx", "scrapy"), default="httpx",
                         help="httpx: the built-in async fetcher (default); scrapy: the job as Scrapy spiders "

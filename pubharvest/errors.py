@@ -22,7 +22,10 @@ Exception hierarchy::
     │   ├── TooLarge                     "too_large": an input past the size ceiling (after decompression)
     │   └── Unreadable                   "unreadable": a file or folder that cannot be read (permissions, ...)
     ├── FetchError                       "fetch_failed": a page that could not be fetched
-    │   ├── Unreachable                  "unreachable": connection errors or timeouts throughout
+    │   ├── Unreachable                  "unreachable": connection errors throughout, or a name that does not resolve
+    │   │   └── TimedOut                 "timeout": no whole answer (headers and body) within ``timeout``
+    │   ├── ResponseTooLarge             "too_large": a body over ``max_bytes`` once decompressed (also a TooLarge)
+    │   ├── RedirectRefused              "redirect_refused": off the site's hosts, not http(s), or private
     │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
     │   └── RobotsDisallowed             "robots_disallowed"
     ├── JobError                         "job_error": a job that cannot run at all
@@ -47,7 +50,8 @@ __all__ = [
     "PubharvestError",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised",
     "LayoutChanged", "BadRecords", "TooLarge", "Unreadable", "MAX_INPUT_BYTES",
-    "FetchError", "Unreachable", "HttpError", "HostBlocked", "NotFound", "RobotsDisallowed",
+    "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "HttpError", "HostBlocked",
+    "NotFound", "RobotsDisallowed",
     "JobError", "StoreError",
     "PARSE_CODES", "ExitCode",
 ]
@@ -184,6 +188,29 @@ class RobotsDisallowed(FetchError):
     """robots.txt disallows the URL for this job's User-Agent."""
 
     code = "robots_disallowed"
+    transient = False
+
+
+class TimedOut(Unreachable):
+    """No whole answer (headers and body) within the job's ``timeout``, on every attempt."""
+
+    code = "timeout"
+
+
+class ResponseTooLarge(FetchError, TooLarge):
+    """A response larger than the job's ``max_bytes`` once decompressed: not read past the cap."""
+
+    code = "too_large"
+    transient = False
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RedirectRefused(FetchError):
+    """A redirect to another scheme, to a host outside the target's site, or to a private address."""
+
+    code = "redirect_refused"
     transient = False
 
 

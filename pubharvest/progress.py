@@ -94,6 +94,9 @@ class Progress:
         self._progress.update(self._task, info=info)
 
     def _log(self, line: str) -> None:
+        from pubharvest.scrapers.safety import redact_text
+
+        line = redact_text(line)  # the engines redact URLs already; a message quoting one is caught here
         if self._progress is not None:
             self._progress.console.print(line, markup=False, highlight=False)
         else:

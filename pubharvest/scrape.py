@@ -31,6 +31,8 @@ def scrape(args: argparse.Namespace) -> int:
         job = job_of(args)
         if args.redis and args.engine != "scrapy":
             raise JobError("--redis needs --engine scrapy")
+        if not getattr(args, "force", False):
+            refuse_recent_blocks(job)
         store = _open_store(job.store) if job.store else None
         sinks = _sinks(job, store)
         with Progress(verbose=args.verbose) as progress:
@@ -38,6 +40,8 @@ def scrape(args: argparse.Namespace) -> int:
     except PubharvestError as error:
         # a bad job, or a store that cannot be opened, is bad input; a store that fails mid-job is not
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
+        if isinstance(error, RecentBlock):
+            return ExitCode.BLOCKED
         return ExitCode.USAGE if store is None or isinstance(error, JobError) else ExitCode.FAILED
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
@@ -55,6 +59,23 @@ def scrape(args: argparse.Namespace) -> int:
     for line in account(summary, _rerun_command(args)):
         print(line, file=sys.stderr)
     return summary.exit_code
+
+
+class RecentBlock(JobError):
+    """A host of the job blocked it less than ``block_wait`` ago."""
+
+
+def refuse_recent_blocks(job: Job) -> None:
+    """Raise ``RecentBlock`` when a host of the job's targets blocked it less than ``block_wait`` ago."""
+    from pubharvest.scrapers.blockwait import left_words, recent_blocks
+    from pubharvest.scrapers.sites import host_of
+
+    hosts = {host_of(job.base_url(t.site)) for t in job.targets} | {host_of(t.url) for t in job.targets if t.url}
+    recent = recent_blocks(job.journal, hosts, job.fetch.block_wait)
+    if recent:
+        host, (reason, left) = max(recent.items(), key=lambda item: item[1][1])
+        raise RecentBlock(f"{host} blocked this job less than block_wait = {job.fetch.block_wait / 3600:g} h ago "
+                          f"({reason}); wait {left_words(left)} more, or run again with --force")
 
 
 def _sinks(job: Job, store: Store | None) -> list[Sink]:
@@ -119,17 +140,18 @@ def job_of(args: argparse.Namespace) -> Job:
                    sites={site: SiteSpec(base_url=args.base_url)} if args.base_url and site else {},
                    targets=[TargetSpec(site=args.site, id=args.target_id, url=args.target_url)])
     job = job_from_spec(spec)
-    return dataclasses.replace(job, journal=None, output=None, store=None, **overrides)
+    return dataclasses.replace(job, **{"journal": None, "output": None, "store": None, **overrides})
 
 
 def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
     outcomes = summary.outcomes.values()
+    outcomes = sorted(outcomes, key=lambda o: o.target)  # the same order whichever engine finished first
     lines = [f"{o.target}: {o.code}: {o.message}" for o in outcomes if o.status in ("failed", "pending")]
     lines += [f"{o.target}: {o.code or 'partial'}: {o.message}"
               for o in outcomes if o.status == "partial" and o.message]
-    pending = sum(o.status == "pending" for o in summary.outcomes.values())
-    for host, reason in summary.blocked.items():
+    pending = sum(o.status == "pending" for o in outcomes)
+    for host, reason in sorted(summary.blocked.items()):
         lines.append(f"{host}: blocked: {reason}. No further request was sent to it; its remaining targets are "
                      f"pending. Wait (hours, not minutes), then run `{rerun}` again: finished targets are skipped.")
     if summary.exit_code == ExitCode.UNREACHABLE:

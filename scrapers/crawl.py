@@ -18,7 +18,6 @@ Needs the ``scrapy`` extra: ``pip install 'pubharvest[scrapy]'``.
 from __future__ import annotations
 
 import asyncio
-import gzip
 import time
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -29,10 +28,11 @@ import scrapy
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import CrawlerProcess
-from scrapy.exceptions import DropItem, IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, DropItem, IgnoreRequest
 from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError as ScrapyHttpError
 from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import CancelledError
 from twisted.internet.error import ConnectError, DNSLookupError, TCPTimedOutError
 from twisted.internet.error import TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
@@ -43,17 +43,42 @@ from pubharvest.errors import (
     HttpError,
     NotFound,
     PubharvestError,
+    ResponseTooLarge,
     RobotsDisallowed,
+    TimedOut,
     Unreachable,
 )
+from pubharvest.errors import RedirectRefused as RedirectRefusedError
 from pubharvest.parsers.records import PageResult, from_json, to_json
 
 from . import sites
 from .archive import ArchiveWriter
-from .engine import Blocks, Engine, Event, LedgerLike, Outcome, Sink, Summary, open_archive, target_end
+from .engine import (
+    Blocks,
+    Engine,
+    Event,
+    LedgerLike,
+    Outcome,
+    Sink,
+    Summary,
+    open_archive,
+    refused_message,
+    target_end,
+    timeout_message,
+    too_large_message,
+)
 from .fetch import retry_after_seconds
-from .job import Job, Target
+from .job import FetchSettings, Job, Target
 from .journal import Ledger
+from .safety import (
+    AddressGuard,
+    redact_headers,
+    redact_text,
+    redact_url,
+    redirect_refusal,
+    site_hosts,
+    split_credentials,
+)
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
@@ -80,6 +105,14 @@ class RedirectRefused(IgnoreRequest):
     """A redirect that means there is nothing to fetch (Scholar's sign-in page)."""
 
 
+class Refused(IgnoreRequest):
+    """A request not sent or a response not used, for the pubharvest error it carries (never retried)."""
+
+    def __init__(self, error: FetchError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 class ProfileSpider(scrapy.Spider):
     """Every target of a job, each a chain of page requests; yields one ``Finished`` per target."""
 
@@ -93,6 +126,12 @@ class ProfileSpider(scrapy.Spider):
         self.on_event = engine.on_event
         self.stop_host = engine.stop_host
         self.close_reason: str | None = None
+        self.host_slots: dict[str, asyncio.Semaphore] = {}  # per_host, held by HostGate while a request is out
+        self.sent = 0  # requests that reached a server, as the server counts them (robots.txt and retries too)
+        self.guard = AddressGuard([self.job.base_url(s) for s in sites.SITES])
+        # Twisted takes no user-info in a URL: it goes as the Authorization header httpx would send
+        self.credentials = {sites.host_of(url): auth for url, auth in
+                            (split_credentials(self.job.base_url(s)) for s in sites.SITES) if auth}
 
     async def start(self) -> AsyncIterator[Request]:
         for request in self.first_requests(self.seeds):
@@ -105,7 +144,7 @@ class ProfileSpider(scrapy.Spider):
 
     def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str],
                      claim: bytes | None = None) -> Request:
-        return Request(url, callback=self.parse_page, errback=self.failed,
+        return Request(split_credentials(url)[0], callback=self.parse_page, errback=self.failed,
                        cb_kwargs={"target": target, "pages": pages, "archived": archived},
                        meta={CLAIM: claim} if claim else {})
 
@@ -118,10 +157,10 @@ class ProfileSpider(scrapy.Spider):
         except PubharvestError as error:
             yield self.end(target, pages, archived, error, claim)
             return
+        previous = [from_json(pages[-1])] if pages else []
         pages = [*pages, to_json(result)]
         archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
-        site = sites.SITES[self.targets[target].site]
-        next_url = site.next_url(response.url, len(result.publications), sites.is_partial(result))
+        next_url = sites.next_page(sites.SITES[self.targets[target].site], response.url, [*previous, result])
         if next_url is None:
             yield self.end(target, pages, archived, None, claim)
         else:
@@ -130,7 +169,7 @@ class ProfileSpider(scrapy.Spider):
     def failed(self, failure: Failure) -> Iterator[Finished]:
         request = failed_request(failure)
         kwargs = request.cb_kwargs
-        yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure),
+        yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure, self.job.fetch),
                        request.meta.get(CLAIM))
 
     def end(self, target: str, pages: list[bytes], archived: list[str], error: PubharvestError | None,
@@ -140,9 +179,8 @@ class ProfileSpider(scrapy.Spider):
         return Finished(target, outcome, record, claim, tuple(archived))
 
     def refuse_if_blocked(self, host: str) -> None:
-        reason = self.blocks.reason(host)
-        if reason:
-            raise HostStopped(f"{host} blocked this job earlier ({reason})")
+        if self.blocks.reason(host):
+            raise HostStopped(refused_message(host))
 
     def respect_retry_after(self, request: Request, response: Response) -> None:
         """Hold the host for a ``Retry-After``; one longer than the job's patience is not retried."""
@@ -159,22 +197,29 @@ class ProfileSpider(scrapy.Spider):
         self.close_reason = reason
 
 
-def fetch_error(failure: Failure) -> FetchError:
+def fetch_error(failure: Failure, fetch: FetchSettings | None = None) -> FetchError:
     """The pubharvest error for a Scrapy failure, so that outcomes read as the httpx runner's do."""
     error, url = failure.value, failed_request(failure).url
+    shown = redact_url(url)
+    if isinstance(error, Refused):
+        return error.error
     if isinstance(error, HostStopped):
         return HostBlocked(str(error))
     if isinstance(error, RedirectRefused):
         return NotFound(str(error))
     if isinstance(error, ScrapyHttpError):
         status = error.response.status
-        return HttpError(f"HTTP {status} from {error.response.url}", status)
+        return HttpError(f"HTTP {status} from {redact_url(error.response.url)}", status)
     if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
-        return RobotsDisallowed(f"robots.txt of {sites.host_of(url)} disallows {url}")
-    network = (ConnectError, DNSLookupError, TCPTimedOutError, TwistedTimeout)
-    if isinstance(error, network) or "Timeout" in type(error).__name__:
-        return Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")
-    return _Failed(f"{type(error).__name__} fetching {url}: {error}")
+        return RobotsDisallowed(f"robots.txt of {sites.host_of(url)} disallows {shown}")
+    if isinstance(error, (DownloadCancelledError, CancelledError)) or "DOWNLOAD_MAXSIZE" in str(error):
+        return ResponseTooLarge(too_large_message(shown, fetch.max_bytes if fetch else 0))
+    if isinstance(error, (DownloadTimeoutError, TCPTimedOutError, TwistedTimeout)) or "Timeout" in type(error).__name__:
+        return TimedOut(timeout_message(shown, fetch.timeout if fetch else 0))
+    if isinstance(error, (ConnectError, DNSLookupError)):
+        return Unreachable(f"{type(error).__name__} fetching {shown}: {redact_text(str(error)) or 'no detail'}")
+    return _Failed(f"{type(error).__name__} fetching {shown}: {redact_text(str(error))}")
+
 
 
 def failed_request(failure: Failure) -> Request:
@@ -199,14 +244,29 @@ class HostGate(HTTP11DownloadHandler):
     async def download_request(self, request: Request) -> Response:
         spider = cast(ProfileSpider, self.crawler.spider)
         host = sites.host_of(request.url)
+        # Scrapy's slot lets a burst through when there is no delay (it counts a transfer only once
+        # the scheduled download starts), so per_host is held here, where a request waiting behind
+        # a CAPTCHA is then refused instead of sent
+        slots = spider.host_slots.setdefault(host, asyncio.Semaphore(spider.job.fetch.per_host))
+        async with slots:
+            return await self.send(spider, host, request)
+
+    async def send(self, spider: ProfileSpider, host: str, request: Request) -> Response:
+        """The response to ``request``, unless its host blocked the job or asked it to wait (it waits)."""
         spider.refuse_if_blocked(host)
         wait = spider.blocks.held_until(host) - time.time()
         if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it
             spider.on_event("wait", host=host, seconds=wait)
             await asyncio.sleep(wait)
             spider.refuse_if_blocked(host)
+        try:
+            await spider.guard.check(request.url)  # a private address not asked for, a name that does not exist
+        except FetchError as error:
+            raise Refused(error) from None
+        spider.sent += 1
+        spider.on_event("request", url=redact_url(request.url))
         response = await super().download_request(request)
-        body = _plain_body(response)
+        body = _plain_body(response, spider.job.fetch.max_bytes)
         if body is not None:
             request.meta[BLOCKED] = sites.block_reason(response.status, response.url, body, ok_pages=True)
             if request.meta[BLOCKED]:
@@ -216,22 +276,22 @@ class HostGate(HTTP11DownloadHandler):
         return response
 
 
-def _plain_body(response: Response) -> bytes | None:
-    """The body as the site meant it, or None when its encoding is not one undone here.
+def _plain_body(response: Response, cap: int) -> bytes | None:
+    """The body as the site meant it, or None when its encoding is not one undone here or it is over ``cap``
+    bytes decompressed (never decompressed further: Scrapy's compression middleware then refuses it).
 
-    Requests ask for gzip or deflate only (``Accept-Encoding`` below), which the standard library reads.
+    Requests ask for gzip or deflate only (``Accept-Encoding`` below), which zlib reads (a zlib or gzip header).
     """
     encoding = (response.headers.get("Content-Encoding") or b"identity").strip().lower()
-    try:
-        if encoding == b"identity":
-            return response.body
-        if encoding in (b"gzip", b"x-gzip"):
-            return gzip.decompress(response.body)
-        if encoding == b"deflate":
-            return zlib.decompress(response.body, wbits=zlib.MAX_WBITS | 32)
-    except (OSError, EOFError, zlib.error):
+    if encoding == b"identity":
+        return response.body
+    if encoding not in (b"gzip", b"x-gzip", b"deflate"):
         return None
-    return None
+    try:
+        body = zlib.decompressobj(wbits=zlib.MAX_WBITS | 32).decompress(response.body, cap + 1)
+    except zlib.error:
+        return None
+    return body if len(body) <= cap else None
 
 
 class BlockMiddleware:
@@ -258,20 +318,37 @@ class BlockMiddleware:
         """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
-            refusal = sites.SITES[self.spider.targets[target].site].redirect_refusal(request.url)
-            if refusal:
-                raise RedirectRefused(refusal)
-        self.spider.on_event("request", url=request.url)
+            self.refuse_redirect(target, request.url)
+        auth = self.spider.credentials.get(sites.host_of(request.url))
+        if auth and b"Authorization" not in request.headers:
+            request.headers["Authorization"] = auth
         return None
 
+    def refuse_redirect(self, target: str, location: str) -> None:
+        """Raise when a redirect of ``target`` to ``location`` is not followed (as ``Runner.fetch`` decides)."""
+        site = sites.SITES[self.spider.targets[target].site]
+        refusal = site.redirect_refusal(location)
+        if refusal:
+            raise RedirectRefused(refusal)
+        first = site.first_url(self.spider.targets[target], self.spider.job.base_url(site.name))
+        allowed = site_hosts(site.name, self.spider.job.base_url(site.name)) | {sites.host_of(first)}
+        refusal = redirect_refusal(location, allowed)
+        if refusal:
+            raise Refused(RedirectRefusedError(refusal))
+
     def process_response(self, request: Request, response: Response) -> Response:
-        self.spider.on_event("response", url=response.url, status=response.status)
+        self.spider.on_event("response", url=redact_url(response.url), status=response.status)
         archive = self.spider.engine.archive
         if archive is not None:
             request.meta[ARCHIVED] = archive.make_id()
-            archive.exchange("GET", request.url, _headers(request.headers), response.status,
-                             _reason(response.status), _headers(response.headers), response.body,
-                             request.meta[ARCHIVED])
+            archive.exchange("GET", redact_url(request.url), redact_headers(_headers(request.headers)),
+                             response.status, _reason(response.status), redact_headers(_headers(response.headers)),
+                             response.body, request.meta[ARCHIVED])
+        target = request.cb_kwargs.get("target")
+        if 300 <= response.status < 400 and "Location" in response.headers and target in self.spider.targets:
+            # a redirect Scrapy did not follow (to another scheme): refused with one line, as by the httpx runner
+            location = response.headers.get("Location") or b""
+            self.refuse_redirect(target, response.urljoin(location.decode("latin-1")))
         if BLOCKED in request.meta:
             reason = request.meta.pop(BLOCKED)
         else:
@@ -351,7 +428,9 @@ class CrawlEngine(Engine):
             "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
             "CONCURRENT_REQUESTS": fetch.concurrency,
             "CONCURRENT_REQUESTS_PER_DOMAIN": fetch.per_host,
-            "DOWNLOAD_TIMEOUT": fetch.timeout,
+            "DOWNLOAD_TIMEOUT": fetch.timeout,  # Scrapy's covers the whole download, headers and body
+            "DOWNLOAD_MAXSIZE": fetch.max_bytes,  # checked on the wire and again while decompressing
+            "DOWNLOAD_WARNSIZE": 0,
             "RETRY_ENABLED": True,
             "RETRY_TIMES": fetch.retries,
             "RETRY_HTTP_CODES": RETRY_CODES,
@@ -400,7 +479,7 @@ class CrawlEngine(Engine):
     def summarise(self, crawler: Any, started: float) -> Summary:
         summary, spider = self.summary, crawler.spider
         stats = crawler.stats.get_stats()
-        summary.requests = stats.get("downloader/request_count", 0)
+        summary.requests = spider.sent  # Scrapy's own count includes requests the gate refused before sending
         summary.retries = stats.get("retry/count", 0)
         summary.blocked = dict(self.blocks.hosts)
         summary.interrupted = spider.close_reason == "shutdown"

@@ -29,7 +29,9 @@ from pubharvest.parsers.records import PageResult, PageWarning, to_json
 
 from . import sites
 from .archive import ArchiveWriter, stamped
+from .blockwait import BlockMemory
 from .job import Job, Target
+from .safety import redact_url
 
 # (run id, target, merged record) -> a warning that makes the target partial (the store's ``shrunk``), or None;
 # called before the ledger says the target is done
@@ -136,13 +138,26 @@ def _ignore(*args: Any, **kwargs: Any) -> None:
     return None
 
 
+def refused_message(host: str) -> str:
+    """What a target whose request was not sent, because ``host`` blocked the job, reports (both engines)."""
+    return f"request not sent: {host} had blocked the job"
+
+
+def timeout_message(url: str, timeout: float) -> str:
+    return f"no whole answer from {url} within timeout = {timeout:g} s"
+
+
+def too_large_message(url: str, cap: int) -> str:
+    return f"{url} is larger than max_bytes = {cap} bytes (decompressed): not read further"
+
+
 class Engine:
     """One job's run as every engine runs it: what it writes to (archive, sinks, ledger) and reports."""
 
     def __init__(self, job: Job, ledger: LedgerLike, sinks: Sequence[Sink] = (), on_event: Event | None = None,
                  archive: ArchiveWriter | None = None) -> None:
         self.job, self.ledger, self.sinks, self.archive = job, ledger, list(sinks), archive
-        self.on_event: Event = on_event or _ignore
+        self.on_event: Event = BlockMemory(job.journal, ledger.run, on_event or _ignore)
         self.blocks = Blocks()
         self.summary = Summary(run=ledger.run)
 
@@ -151,6 +166,7 @@ class Engine:
 
     def parse_page(self, body: bytes, url: str) -> PageResult:
         """The parsed page; a block page stops its host and raises ``HostBlocked``."""
+        url = redact_url(url)  # the record's URL is written to files: no credentials in it
         try:
             result = parse(body, url=url)
         except Blocked as error:
@@ -207,7 +223,9 @@ def target_end(target: Target, pages: Sequence[PageResult],
             return None, failure_outcome(target, error)
         stopped = f"stopped after {len(pages)} page(s): {error.message}"
     record = sites.SITES[target.site].merge(list(pages))
-    status = "partial" if sites.is_partial(pages[-1]) else "done"
+    status = "partial" if sites.is_partial(pages[-1]) or stopped else "done"
+    if status == "partial" and not stopped:  # paging stopped by the site's own rule: the record's warning says why
+        stopped = next((w.message for w in record.warnings if w.code == "partial"), None)
     return record, Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))
 
 

@@ -11,6 +11,12 @@
   5xx; a ``Retry-After`` (seconds or an HTTP date) replaces the backoff for that wait.
 - robots.txt: read once per host (``protego``) before its first page; 4xx means no rules, 5xx or
   no answer means the host is unreachable for this run (RFC 9309 says "assume disallowed").
+- Limits: ``timeout`` bounds a whole request (connecting, headers and body), not each read, so a
+  server dripping a byte a second times out; the body is decompressed as it streams in and
+  counted, so a gzip bomb or an endless body stops at ``max_bytes`` (``too_large``, not retried).
+- Where: every host is resolved before its first request; a name that does not exist is
+  ``unreachable`` at once (not retried), and a private or loopback address is refused unless a
+  ``base_url`` of the job names that host (``safety.AddressGuard``).
 - Blocks: a CAPTCHA, "unusual traffic" or 403 answer marks the host blocked; every request
   waiting for that host then fails with ``HostBlocked`` before it is sent. So does a
   ``Retry-After`` longer than ``max_retry_after``: the host's targets are left for a later run.
@@ -30,12 +36,21 @@ import httpx
 from protego import Protego
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from pubharvest.errors import FetchError, HostBlocked, HttpError, RobotsDisallowed, Unreachable
+from pubharvest.errors import (
+    FetchError,
+    HostBlocked,
+    HttpError,
+    ResponseTooLarge,
+    RobotsDisallowed,
+    TimedOut,
+    Unreachable,
+)
 
 from . import sites
 from .archive import ArchiveWriter
-from .engine import Blocks, Event, stop_host
+from .engine import Blocks, Event, refused_message, stop_host, timeout_message, too_large_message
 from .job import FetchSettings
+from .safety import AddressGuard, redact_headers, redact_text, redact_url
 
 _RETRYABLE_TRANSPORT = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
@@ -89,11 +104,13 @@ class Fetcher:
 
     def __init__(self, settings: FetchSettings, client: httpx.AsyncClient, archive: ArchiveWriter | None = None,
                  on_event: Event | None = None, site_hosts: dict[str, str] | None = None,
-                 writer: Executor | None = None, blocks: Blocks | None = None) -> None:
+                 writer: Executor | None = None, blocks: Blocks | None = None,
+                 guard: AddressGuard | None = None) -> None:
         self.settings, self.client, self.archive, self.writer = settings, client, archive, writer
         self.blocks = blocks or Blocks()  # shared with the engine, which stops a host on a block page too
         self.on_event = on_event or (lambda *a, **k: None)
         self.site_hosts = site_hosts or {}  # host -> site, for per-site rates
+        self.guard = guard or AddressGuard([])
         self.hosts: dict[str, Host] = {}
         self.slots = asyncio.Semaphore(settings.concurrency)
         self.stats = Stats()
@@ -118,7 +135,7 @@ class Fetcher:
         if host.robots_error is not None:
             raise host.robots_error
         if host.robots is not None and not host.robots.can_fetch(url, self.settings.user_agent):
-            raise RobotsDisallowed(f"robots.txt of {host.name} disallows {url}")
+            raise RobotsDisallowed(f"robots.txt of {host.name} disallows {redact_url(url)}")
 
     async def _read_robots(self, host: Host, url: str) -> None:
         try:
@@ -170,26 +187,54 @@ class Fetcher:
         async with host.slots:
             spacing = await self._pace(host)
             async with self.slots:  # waiting for a host's pace holds no slot other hosts could use
-                if spacing:  # count the spacing from the send, not from the end of the wait
-                    host.not_before = max(host.not_before, time.monotonic() + spacing)
-                return await self._send(host, url)
+                return await self._send(host, url, spacing)
 
-    async def _send(self, host: Host, url: str) -> Response:
+    async def _send(self, host: Host, url: str, spacing: float) -> Response:
         if self.blocks.reason(host.name):
-            raise HostBlocked(f"request not sent: {host.name} had blocked the job")
+            raise HostBlocked(refused_message(host.name))
+        await self.guard.check(url)  # a private address not asked for, or a name that does not exist: not sent
         self.stats.requests += 1
+        shown = redact_url(url)
         started = time.perf_counter()
-        self.on_event("request", url=url)
+        self.on_event("request", url=shown)
         try:
-            response = await self.client.get(url)
+            async with asyncio.timeout(self.settings.timeout):  # the whole request, not each read
+                response, body = await self._read(host, url, spacing)
+        except (TimeoutError, httpx.TimeoutException):
+            self._archive(url, None)
+            raise _RetryLater(TimedOut(timeout_message(shown, self.settings.timeout))) from None
         except _RETRYABLE_TRANSPORT as error:
             self._archive(url, None)
-            raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {url}: {error or 'no detail'}")) from None
+            detail = redact_text(str(error)) or "no detail"
+            raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {shown}: {detail}")) from None
+        except ResponseTooLarge:
+            self._archive(url, None)
+            raise
         finally:
             self.stats.fetch_seconds += time.perf_counter() - started
-        record_id = self._archive(url, response)
-        self.on_event("response", url=url, status=response.status_code)
-        return self._judge(host, url, response, record_id)
+        record_id = self._archive(url, response, body)
+        self.on_event("response", url=shown, status=response.status_code)
+        return self._judge(host, url, response, body, record_id)
+
+    async def _read(self, host: Host, url: str, spacing: float) -> tuple[httpx.Response, bytes]:
+        """The response and its body, decompressed as it streams in; ``ResponseTooLarge`` once past ``max_bytes``.
+
+        The host's pace is booked from the moment the request's bytes are written, so that a busy
+        event loop between booking and sending cannot bring two requests closer than the interval.
+        """
+        async def trace(event: str, info: dict) -> None:
+            if spacing and event.endswith("send_request_headers.complete"):
+                host.not_before = max(host.not_before, time.monotonic() + spacing)
+
+        cap = self.settings.max_bytes
+        async with self.client.stream("GET", url, extensions={"trace": trace}) as response:
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise ResponseTooLarge(too_large_message(redact_url(url), cap))
+                chunks.append(chunk)
+        return response, b"".join(chunks)
 
     async def _pace(self, host: Host) -> float:
         """Wait until ``host`` may get the next request, book the time after it; returns the spacing booked."""
@@ -203,8 +248,8 @@ class Fetcher:
             host.not_before = max(host.not_before, time.monotonic() + spacing)
             return spacing
 
-    def _judge(self, host: Host, url: str, response: httpx.Response, record_id: str | None) -> Response:
-        status, body = response.status_code, response.content
+    def _judge(self, host: Host, url: str, response: httpx.Response, body: bytes, record_id: str | None) -> Response:
+        status, shown = response.status_code, redact_url(url)
         location = str(response.url.join(response.headers["location"])) if response.has_redirect_location else None
         reason = sites.block_reason(status, location or str(response.url), body)
         if reason:
@@ -218,27 +263,30 @@ class Fetcher:
                 raise HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
-            raise _RetryLater(HttpError(f"HTTP {status} from {url}", status), retry_after)
+            raise _RetryLater(HttpError(f"HTTP {status} from {shown}", status), retry_after)
         if status >= 400:
-            raise HttpError(f"HTTP {status} from {url}", status)
+            raise HttpError(f"HTTP {status} from {shown}", status)
         return Response(str(response.url), status, body, record_id, location)
 
     def block(self, host: str, reason: str) -> None:
         """Stop every further request to ``host``."""
         stop_host(self.blocks, self.on_event, host, reason)
 
-    def _archive(self, url: str, response: httpx.Response | None) -> str | None:
-        """Queue the exchange for the archive (on the writer thread when there is one); the response's record id."""
+    def _archive(self, url: str, response: httpx.Response | None, body: bytes = b"") -> str | None:
+        """Queue the exchange for the archive (on the writer thread when there is one); the response's record id.
+
+        Credentials are not archived: the URL's user-info and the values of ``Authorization`` and cookies.
+        """
         if self.archive is None:
             return None
         args: tuple[Any, ...]
         if response is None:
-            args = ("GET", url, list(self.client.headers.items()))
+            args = ("GET", redact_url(url), redact_headers(self.client.headers.items()))
             record_id = None
         else:
             record_id = self.archive.make_id()
-            args = ("GET", url, list(response.request.headers.items()), response.status_code, response.reason_phrase,
-                    list(response.headers.items()), response.content, record_id)
+            args = ("GET", redact_url(url), redact_headers(response.request.headers.items()), response.status_code,
+                    response.reason_phrase, redact_headers(response.headers.items()), body, record_id)
         if self.writer is None:
             self.archive.exchange(*args)
         else:

@@ -22,6 +22,8 @@ from pubharvest.errors import JobError
 from . import sites
 
 _CONTACT = re.compile(r"@|https?://")
+MAX_BYTES = 32 * 2**20  # per response, after decompression: Scholar's largest page is under 2 MB
+BLOCK_WAIT = 6 * 3600.0  # seconds a rerun keeps away from a host that blocked the job (unless --force)
 DEFAULT_STORE = "pubharvest.sqlite"  # where a job file's records go when it names no output and no store
 
 
@@ -59,6 +61,8 @@ class JobSpec(_Spec):
     backoff: float = 2.0
     max_backoff: float = 120.0
     max_retry_after: float = 600.0
+    max_bytes: int = MAX_BYTES
+    block_wait: float = BLOCK_WAIT
     robots: Literal["obey", "ignore"] = "obey"
     sites: dict[str, SiteSpec] = {}
     targets: list[TargetSpec] = []
@@ -88,12 +92,14 @@ class FetchSettings:
     rate: float  # requests per second per host; 0 means no limit
     site_rates: dict[str, float]
     jitter: float
-    timeout: float
+    timeout: float  # seconds for a whole request: connecting, headers and the whole body
     retries: int
     backoff: float
     max_backoff: float
     max_retry_after: float
     robots: str
+    max_bytes: int = MAX_BYTES  # a larger response (decompressed) fails its target as too_large
+    block_wait: float = BLOCK_WAIT
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,8 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
         user_agent=user_agent(spec, name), concurrency=spec.concurrency, per_host=spec.per_host, rate=spec.rate,
         site_rates={s: v.rate for s, v in spec.sites.items() if v.rate is not None}, jitter=spec.jitter,
         timeout=spec.timeout, retries=spec.retries, backoff=spec.backoff, max_backoff=spec.max_backoff,
-        max_retry_after=spec.max_retry_after, robots=spec.robots,
+        max_retry_after=spec.max_retry_after, robots=spec.robots, max_bytes=spec.max_bytes,
+        block_wait=spec.block_wait,
     )
     base_urls = {s: v.base_url.rstrip("/") for s, v in spec.sites.items() if v.base_url}
     for site, url in base_urls.items():
@@ -196,6 +203,8 @@ def _check_limits(spec: JobSpec) -> None:
         raise JobError("concurrency and per_host must be at least 1")
     if spec.rate < 0 or spec.jitter < 0 or spec.timeout <= 0 or spec.retries < 0 or spec.backoff < 0:
         raise JobError("rate, jitter, retries and backoff must not be negative, and timeout must be positive")
+    if spec.max_bytes < 1 or spec.block_wait < 0:
+        raise JobError("max_bytes must be positive and block_wait must not be negative")
 
 
 def _target(spec: TargetSpec, index: int) -> Target:

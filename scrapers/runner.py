@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from pubharvest.errors import NotFound, PubharvestError
+from pubharvest.errors import NotFound, PubharvestError, RedirectRefused
 from pubharvest.parsers.records import PageResult
 
 from . import sites
@@ -23,6 +23,7 @@ from .engine import Engine, Outcome, Sink, Summary, open_archive, target_end
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
+from .safety import AddressGuard, redact_url, redirect_refusal, site_hosts
 
 __all__ = ["Runner", "run_job"]
 
@@ -31,12 +32,13 @@ class Runner(Engine):
     """One job's run under httpx: the fetcher and its writer thread; the rest is the shared ``Engine``."""
 
     def __init__(self, job: Job, ledger: Ledger, client: httpx.AsyncClient, sinks: Sequence[Sink] = (),
-                 on_event: Callable[..., None] | None = None) -> None:
+                 on_event: Callable[..., None] | None = None, resolve: bool = True) -> None:
         super().__init__(job, ledger, sinks, on_event, open_archive(job, ledger.run))
         hosts = {sites.host_of(job.base_url(s)): s for s in sites.SITES}
         # One writer thread, in submission order: archive records, then each target's commit.
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pubharvest-writer")
-        self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer, self.blocks)
+        guard = AddressGuard([job.base_url(s) for s in sites.SITES], resolve)
+        self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer, self.blocks, guard)
 
     async def run(self) -> Summary:
         """Fetch every unfinished target; on cancellation (Ctrl-C) stop and mark the rest pending."""
@@ -91,11 +93,13 @@ class Runner(Engine):
             except PubharvestError as error:
                 return pages, responses, error
             responses.append(response)
-            url = site.next_url(response.url, len(pages[-1].publications), sites.is_partial(pages[-1]))
+            url = sites.next_page(site, response.url, pages)
         return pages, responses, None
 
     async def fetch(self, site: sites.Site, url: str) -> Response:
-        """The response for ``url``, following redirects one hop at a time (each hop paced and checked)."""
+        """The response for ``url``, following redirects one hop at a time (each hop paced and checked):
+        only http(s), only to the hosts of the target's site."""
+        allowed = site_hosts(site.name, self.job.base_url(site.name)) | {sites.host_of(url)}
         for _ in range(sites.MAX_REDIRECTS + 1):
             response = await self.fetcher.get(url)
             if response.location is None:
@@ -103,8 +107,11 @@ class Runner(Engine):
             refusal = site.redirect_refusal(response.location)
             if refusal:
                 raise NotFound(refusal)
+            refusal = redirect_refusal(response.location, allowed)
+            if refusal:
+                raise RedirectRefused(refusal)
             url = response.location
-        raise NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {url}")
+        raise NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {redact_url(url)}")
 
     def parse(self, response: Response) -> PageResult:
         started = time.perf_counter()
@@ -121,5 +128,5 @@ async def run_job(job: Job, sinks: Sequence[Sink] = (), on_event: Callable[..., 
     with Ledger.open(job.journal, job.output, [t.key for t in job.targets], new_run=new_run) as ledger:  # locks the job
         async with httpx.AsyncClient(headers={"User-Agent": job.fetch.user_agent}, timeout=job.fetch.timeout,
                                      limits=limits, follow_redirects=False, transport=transport) as client:
-            runner = Runner(job, ledger, client, sinks, on_event)
+            runner = Runner(job, ledger, client, sinks, on_event, resolve=transport is None)
             return await runner.run()

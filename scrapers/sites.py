@@ -118,12 +118,19 @@ class Scholar(Site):
     def merge(self, pages: list[PageResult]) -> PageResult:
         from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
 
+        repeat = next((i for i in range(1, len(pages)) if is_partial(pages[i - 1]) and repeats(pages[i - 1], pages[i])),
+                      None)
+        pages = pages if repeat is None else pages[:repeat]
         warnings = []
         for page in pages:
             warnings += [w for w in page.warnings if w.code != "partial" and w not in warnings]
         merged = msgspec.structs.replace(pages[0], publications=[], warnings=warnings)
         merged.publications = distinct([pub for page in pages for pub in page.publications], merged)
-        if is_partial(pages[-1]):
+        if repeat is not None:
+            merged.warn("partial", f"paging stopped: page {repeat + 1} repeats the rows of page {repeat} (same ids), "
+                                   "so the server ignores cstart or always offers \"Show more\"; the record holds "
+                                   f"the {len(merged.publications)} rows of the first {repeat} page(s)")
+        elif is_partial(pages[-1]):
             merged.warn("partial", f"the record holds the first {len(merged.publications)} rows of a longer list "
                                    f"({len(pages)} page(s) fetched): the next page could not be fetched")
         return merged
@@ -169,6 +176,26 @@ def site_of_url(url: str) -> str | None:
     return next((s.name for s in SITES.values() if s.info.serves(url)), None)
 
 
+def next_page(site: Site, url: str, pages: list[PageResult]) -> str | None:
+    """The URL after ``url``, whose parsed page is ``pages[-1]``; None at the end, or when that page
+    repeats the rows of the page before it (a server that ignores the offset: ``Site.merge`` says so).
+    """
+    if len(pages) > 1 and repeats(pages[-2], pages[-1]):
+        return None
+    return site.next_url(url, len(pages[-1].publications), is_partial(pages[-1]))
+
+
+def row_ids(result: PageResult) -> list[str]:
+    """What tells a page's rows apart: each publication's site id, else its title."""
+    return [pub.ids.scholar or pub.ids.msr or pub.ids.elamur or pub.title or "" for pub in result.publications]
+
+
+def repeats(previous: PageResult, page: PageResult) -> bool:
+    """Whether ``page`` holds only rows that ``previous`` held (the same ids): paging goes no further."""
+    ids = row_ids(page)
+    return bool(ids) and set(ids) <= set(row_ids(previous))
+
+
 def is_partial(result: PageResult) -> bool:
     """Whether a parsed page says more rows follow it (Scholar's "Show more" enabled)."""
     return any(w.code == "partial" for w in result.warnings)
@@ -192,8 +219,8 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
 
         try:
             refuse_block_pages(Document.from_input(body))
-        except Blocked as error:
-            return f"HTTP {status}: {error.message}"
+        except Blocked as error:  # worded as the parsers word a 200 block page, so both engines say the same
+            return error.message if status == 200 else f"HTTP {status}: {error.message}"
         except ParseError:  # an empty, binary or undecodable error body is simply not a CAPTCHA page
             return None
     return None
@@ -206,8 +233,12 @@ def robots_url(url: str) -> str:
 
 
 def host_of(url: str) -> str:
-    """The host (with port) that rate limits, robots.txt and blocks apply to."""
-    return urlsplit(url).netloc.lower()
+    """The host (with port) that rate limits, robots.txt and blocks apply to; never the URL's user-info.
+
+    >>> host_of("https://me:pw@Mirror.example.org:8443/x")
+    'mirror.example.org:8443'
+    """
+    return urlsplit(url).netloc.rpartition("@")[2].lower()
 
 
 def _with_query(url: str, **changes: str | None) -> str:

@@ -7,17 +7,25 @@ has ``site.scholar[U]`` rows (default 4), served ``pagesize`` at a time from ``c
 for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
 contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), ``reset`` (the
 connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``,
-``redirect:LOCATION`` (a 302).
+``redirect:LOCATION`` (a 302), and hostile answers: ``gzipbomb:MB`` (a small gzip body that
+decompresses to MB megabytes), ``huge:MB`` (a body of MB megabytes, streamed), ``drip:S`` (one byte
+every S seconds, after the headers). ``site.ignore_cstart`` makes every Scholar page the first one,
+as a server that ignores ``cstart`` (its "Show more" stays enabled).
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import os
 import re
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Self
@@ -55,6 +63,7 @@ class FakeSite:
     def __init__(self, port: int = 0) -> None:
         self.scholar: dict[str, int] = {}
         self.cites = 0  # row i of every Scholar profile is cited cites + i times
+        self.ignore_cstart = False
         self.captcha = CAPTCHA.encode()  # what the "captcha" action serves (a real page, in corpus tests)
         self.robots = "User-agent: *\nAllow: /\n"
         self.faults: list[tuple[str, list[str]]] = []
@@ -101,13 +110,22 @@ class FakeSite:
             user = query.get("user", "")
             total = self.scholar.get(user, 4)
             pagesize = max(20, min(100, int(query.get("pagesize", 20))))
-            body = scholar_page(user, total, int(query.get("cstart", 0)), pagesize, self.cites)
+            cstart = 0 if self.ignore_cstart else int(query.get("cstart", 0))
+            body = scholar_page(user, total, cstart, pagesize, self.cites)
             return 200, "text/html; charset=utf-8", body.encode()
         if re.fullmatch(r"/en-us/research/people/[^/]+/publications/", parts.path):
             return 200, "text/html; charset=utf-8", MSR_PAGE
         if re.fullmatch(r"/free/en/authors/[^/]+/", parts.path):
             return 200, "text/markdown; charset=utf-8", ELAMUR_PAGE
         return 404, "text/plain", b"not found"
+
+
+@functools.cache
+def gzip_bomb(megabytes: int) -> bytes:
+    """A gzip body that decompresses to ``megabytes`` MB of zeros (about 1 KB per MB)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    zeros = bytes(2**20)
+    return b"".join(packer.compress(zeros) for _ in range(megabytes)) + packer.flush()
 
 
 def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
@@ -119,6 +137,8 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            if self.path == "/_log":  # the request log, for a test whose server runs in another process
+                return self.answer(200, "application/json", json.dumps(site.log).encode())
             action = site.next_action(self.path)
             name, _, arg = action.partition(":")
             if name == "reset":
@@ -130,6 +150,12 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
                 time.sleep(float(arg or 3600))
             if name == "redirect":
                 return self.answer(302, "text/plain", b"", {"Location": arg})
+            if name == "gzipbomb":
+                return self.answer(200, "text/html", gzip_bomb(int(arg)), {"Content-Encoding": "gzip"})
+            if name == "huge":
+                return self.stream(int(arg) * 2**20, 2**20, 0.0)
+            if name == "drip":
+                return self.stream(1000, 1, float(arg))
             if name == "captcha":
                 return self.answer(200, "text/html; charset=utf-8", site.captcha)
             if name.isdigit():
@@ -149,11 +175,55 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
 
+        def stream(self, size: int, chunk: int, pause: float) -> None:
+            """``size`` bytes of filler, ``chunk`` at a time, ``pause`` seconds apart, until the client leaves."""
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(size))
+                self.end_headers()
+                block = b" " * chunk
+                for _ in range(size // chunk):
+                    self.wfile.write(block)
+                    self.wfile.flush()
+                    time.sleep(pause)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+
     return Handler
+
+
+class ProcessSite:
+    """The fake site in a process of its own, for timing tests: its clock is not held up by the job
+    running in the test's process (an in-process server thread waits for the GIL while a page is
+    parsed, and logs a request late). Its log comes from ``GET /_log``; ``time.monotonic`` is
+    the system's monotonic clock, the same in both processes."""
+
+    def __init__(self, robots: str | None = None) -> None:
+        env = {**os.environ, **({"FAKESITE_ROBOTS": robots} if robots else {})}
+        self.process = subprocess.Popen([sys.executable, __file__, "0"], stdout=subprocess.PIPE, text=True, env=env)
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+    @property
+    def log(self) -> list[tuple[float, str, str]]:
+        from urllib.request import urlopen
+
+        with urlopen(self.url + "/_log") as answer:
+            return [tuple(entry) for entry in json.loads(answer.read())]
 
 
 if __name__ == "__main__":  # serve until killed: python tests/fakesite.py PORT [USER=ROWS ...]
     with FakeSite(int(sys.argv[1])) as fake:
         fake.scholar.update({k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])})
+        fake.robots = os.environ.get("FAKESITE_ROBOTS", fake.robots)
         print(fake.url, flush=True)
         threading.Event().wait()

@@ -66,7 +66,7 @@ def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> N
         assert SCHOLAR_B in scholar.log[-1][1]  # the CAPTCHA was the last request that host saw
         assert "blocked" in done.stderr and "pending" in done.stderr
         assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == ["elamur:olatunji-ruwase"]
-        rerun = run_cli("scrape", str(job), "--engine", "scrapy")
+        rerun = run_cli("scrape", str(job), "--engine", "scrapy", "--force")  # within block_wait
         assert rerun.returncode == 0, rerun.stderr
         assert "1 already finished" in rerun.stderr
         assert len(other.paths("/authors/")) == 1, "a finished target is not fetched again"
