@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the JSON Schema of the records")
     schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
     add_merge_command(commands)
+    _add_report(commands)
     _add_scrape(commands)
     _add_store(commands)
     return parser
@@ -86,9 +87,27 @@ def add_merge_command(commands: argparse._SubParsersAction) -> None:
                               "bibtex, csl-json: one entry per paper")
 
 
-def _add_input_options(command: argparse.ArgumentParser, formats: str) -> None:
-    """The options ``parse`` and ``merge`` share: format, output, URL, size ceiling, strictness."""
-    command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
+def _add_report(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report", help="one self-contained HTML report of citations (charts, top papers, sites side by side)",
+        description="Write one HTML file that works offline: per profile its metrics, citations per year, "
+                    "cumulative citations, h-index and i10-index over a store's runs, and its top papers; "
+                    "several inputs are also merged to show each paper's count on each site. Inputs are "
+                    "saved pages, records (JSON, JSON Lines), WARC archives and --store. Exit codes as for "
+                    "`merge`.")
+    report.add_argument("paths", nargs="*", metavar="INPUT")
+    report.add_argument("--store", metavar="DB", help="also report the profiles of this store, with their runs")
+    report.add_argument("--title", default="Citation report", help="the report's title")
+    report.add_argument("--top", type=int, default=100, metavar="N",
+                        help="papers in each table, most cited first (0: all; default: 100)")
+    _add_input_options(report, None)
+
+
+def _add_input_options(command: argparse.ArgumentParser, formats: str | None) -> None:
+    """The options ``parse``, ``merge`` and ``report`` share: format (not for a report), output, URL, size
+    ceiling, strictness."""
+    if formats:
+        command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
     command.add_argument("-o", "--output", metavar="FILE",
                          help="write here instead of stdout: atomically (a temporary file beside it, then a "
                               "rename) when FILE is a regular file or new; in place when it is a FIFO or device")
@@ -164,6 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _schema(getattr(args, "merged", False))
         if args.command == "merge":
             return _merge(args)
+        if args.command == "report":
+            from .report import report_command
+
+            return report_command(args)
         if args.command == "scrape":
             from .scrape import scrape
 
