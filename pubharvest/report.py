@@ -27,7 +27,9 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pubharvest.parsers.records import Metrics, Profile, PageResult, PageWarning, Publication, YearCitations
+from pathlib import PurePath
+
+from pubharvest.parsers.records import Metrics, PageResult, PageWarning, Profile, Publication, YearCitations
 
 from .merge import MergeResult, Paper, merge
 from .output import _Writer
@@ -80,13 +82,14 @@ class ReportData:
     merged: MergeResult | None = None  # several page results, merged: the same paper on each site
 
 
-def report_data(pages: Sequence[tuple[str, PageResult]], runs: Mapping[int, list[RunPoint]] | None = None,
-                ) -> ReportData:
+def report_data(pages: Sequence[tuple[str, PageResult]],
+                runs: Mapping[int, list[RunPoint]] | None = None) -> ReportData:
     """The report's data from ``(input name, page result)`` pairs and, by index into ``pages``, the
     store runs of each; several page results are also merged (``pubharvest.merge``)."""
     runs = runs or {}
     views = [ProfileView(
-        name=(result.profile and result.profile.name) or result.url or name, site=result.site, source=name,
+        name=(result.profile and result.profile.name) or result.url or PurePath(name).name,
+        site=result.site, source=name,
         url=result.url or (result.profile.url if result.profile else None),
         metrics=result.profile.metrics if result.profile else Metrics(),
         years=axis_years(result.profile.citations_by_year if result.profile else []),
@@ -156,19 +159,24 @@ def nice_ceiling(value: int) -> int:
 
 
 def _y_axis(top: int, left: int, bottom: int, height: int, width: int) -> str:
-    """Four horizontal grid lines with their values, from 0 to ``top``."""
-    parts = []
-    for i in range(5):
-        value, y = top * i // 4, bottom - height * i / 4
+    """Horizontal grid lines with their values, from 0 to ``top`` in whole steps."""
+    parts, steps = [], next(n for n in (5, 4, 2, 1) if top % n == 0)
+    for i in range(steps + 1):
+        value, y = top * i // steps, bottom - height * i / steps
         parts.append(f'<line class="grid" x1="{left}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}"/>'
                      f'<text class="tick" x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{value}</text>')
     return "".join(parts)
 
 
+def _svg_open(width: int, height: int) -> str:
+    """An SVG's opening, at its own size in pixels (CSS only ever shrinks it, to the page's width)."""
+    return f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+
+
 def bar_chart(years: Sequence[YearCitations], label: str) -> str:
     """Citations per year as SVG bars, one per year on the axis (zero years drawn as empty slots)."""
-    step, left, top_pad, height = 34, 48, 18, 160
-    width, bottom = left + step * len(years) + 8, top_pad + height
+    step, left, top_pad, height = max(16, min(34, 820 // len(years))), 48, 18, 160
+    width, bottom = max(320, left + step * len(years) + 8), top_pad + height
     top = nice_ceiling(max(y.citations for y in years))
     slant = len(years) > 14
     bars = []
@@ -184,7 +192,7 @@ def bar_chart(years: Sequence[YearCitations], label: str) -> str:
                     f'data-year="{item.year}" data-value="{item.citations}">'
                     f'<rect x="{x}" y="{bottom - h:.1f}" width="{step - 8}" height="{h:.1f}">'
                     f'<title>{item.year}: {item.citations} citations</title></rect>{value}{year_label}</g>')
-    return (f'<svg class="chart" viewBox="0 0 {width} {bottom + (44 if slant else 24)}" role="list" '
+    return (f'{_svg_open(width, bottom + (44 if slant else 24))} role="list" '
             f'aria-label="{esc(label)}"><title>{esc(label)}</title>'
             f'{_y_axis(top, left, bottom, height, width)}{"".join(bars)}</svg>')
 
@@ -192,11 +200,13 @@ def bar_chart(years: Sequence[YearCitations], label: str) -> str:
 def line_chart(series: Sequence[tuple[str, Sequence[tuple[str, int | None]]]], label: str) -> str:
     """Lines of points ``(x label, value)``, one per named series, sharing the x labels of the first."""
     labels = [x for x, _ in series[0][1]]
-    step, left, top_pad, height = max(24, min(60, 600 // max(len(labels), 1))), 48, 18, 140
-    width, bottom = left + step * len(labels) + 16, top_pad + height
-    top = nice_ceiling(max((v for _, points in series for _, v in points if v is not None), default=0))
     slant = len(labels) > 10 or any(len(x) > 6 for x in labels)
-    parts = [f'<svg class="chart" viewBox="0 0 {width} {bottom + (64 if slant else 24)}" role="list" '
+    longest = max(map(len, labels), default=0)
+    step, left, top_pad, height = max(24, min(60, 600 // max(len(labels), 1))), 48, 18, 140
+    left += min(120, 5 * longest) if slant else 0  # room for the first slanted label
+    width, bottom = max(320, left + step * len(labels) + 16), top_pad + height
+    top = nice_ceiling(max((v for _, points in series for _, v in points if v is not None), default=0))
+    parts = [f'{_svg_open(width, bottom + (min(120, 5 * longest) + 10 if slant else 24))} role="list" '
              f'aria-label="{esc(label)}"><title>{esc(label)}</title>{_y_axis(top, left, bottom, height, width)}']
     for i, x_label in enumerate(labels):
         x = left + step * i + step / 2
@@ -252,8 +262,9 @@ def _header(label: str, kind: str, sort: str | None = None) -> str:
     return f'<th data-type="{kind}"{state}><button type="button">{esc(label)}</button></th>'
 
 
-def _number_cell(value: int | None) -> str:
-    return f'<td class="num" data-sort="{"" if value is None else value}">{"—" if value is None else f"{value:,}"}</td>'
+def _number_cell(value: int | None, grouped: bool = True) -> str:
+    shown = "—" if value is None else f"{value:,}" if grouped else str(value)
+    return f'<td class="num" data-sort="{"" if value is None else value}">{shown}</td>'
 
 
 def _text_cell(value: str | None, shown: str | None = None) -> str:
@@ -276,7 +287,7 @@ def papers_table(papers: Sequence[Publication], top: int) -> str:
         authors = esc(", ".join(pub.authors)) + (' <span class="cut" title="the page cut this list short">et al.'
                                                   '</span>' if pub.authors_truncated else "")
         title = f'{link(pub.url, esc(pub.title or "(no title)"))}<div class="authors">{authors}</div>'
-        rows.append(f"<tr>{_number_cell(rank)}{_text_cell(pub.title, title)}{_number_cell(pub.year)}"
+        rows.append(f"<tr>{_number_cell(rank)}{_text_cell(pub.title, title)}{_number_cell(pub.year, grouped=False)}"
                     f"{_text_cell(pub.venue)}{_number_cell(pub.citations)}</tr>")
     caption = f"The {len(shown)} most cited of {len(papers)} papers" if len(shown) < len(papers) else \
         f"All {len(papers)} papers, most cited first"
@@ -310,7 +321,7 @@ def profile_section(view: ProfileView, number: int, top: int) -> str:
 
 
 def runs_chart(view: ProfileView) -> str:
-    labels = [f"{run.saved_at[:10]} {run.run}" if len(view.runs) <= 6 else run.saved_at[:10] for run in view.runs]
+    labels = [run.run for run in view.runs]
     chart = line_chart([("h-index", list(zip(labels, [r.h_index for r in view.runs]))),
                         ("i10-index", list(zip(labels, [r.i10_index for r in view.runs])))],
                        f"h-index and i10-index of {view.name} over {len(view.runs)} runs")
@@ -324,8 +335,8 @@ def merged_section(merged: MergeResult, top: int) -> str:
     sites = list(dict.fromkeys(s.site for paper in merged.papers for s in paper.sources))
     shared = sum(len({s.site for s in p.sources}) > 1 for p in merged.papers)
     shown = _by_citations(merged.papers, lambda p: p.citations_max)[:top or None]
-    rows = "".join(f"<tr>{_text_cell(p.title, link(p.url, esc(p.title or '(no title)')))}{_number_cell(p.year)}"
-                   + "".join(_site_cell(p, site) for site in sites) + "</tr>" for p in shown)
+    rows = "".join(f"<tr>{_text_cell(p.title, link(p.url, esc(p.title or '(no title)')))}"
+                   f"{_number_cell(p.year, grouped=False)}" + "".join(_site_cell(p, site) for site in sites) + "</tr>" for p in shown)
     headers = "".join(_header(site, "number", "descending" if i == 0 else None) for i, site in enumerate(sites))
     return (f'<section class="merged" id="merged"><h2>The same papers across sources</h2>'
             f'<p>{len(merged.papers)} papers, {shared} of them found on more than one site.</p>'
@@ -339,7 +350,8 @@ def _site_cell(paper: Paper, site: str) -> str:
     counts = [s.citations for s in paper.sources if s.site == site and s.citations is not None]
     listed = any(s.site == site for s in paper.sources)
     cell = _number_cell(max(counts) if counts else None)
-    return cell.replace('class="num"', f'class="num" data-site="{esc(site)}"' + ("" if listed else ' title="not listed"'))
+    marks = f' data-site="{esc(site)}"' + ("" if listed else ' title="not listed"')
+    return cell.replace('class="num"', 'class="num"' + marks)
 
 
 STYLE = """
@@ -353,7 +365,7 @@ dl.metrics{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0}dl.metrics div{borde
 border-radius:6px;padding:4px 10px;min-width:7em}dt{font-size:.8em;color:#5a6270}dd{margin:0;font-size:1.2em;
 font-weight:600}.warnings{background:#fff6e0;border-left:4px solid #d99a00;padding:4px 10px;margin:8px 0;
 overflow-wrap:anywhere}.warnings ul{margin:4px 0;padding-left:1.2em}
-svg.chart{width:100%;max-width:900px;height:auto;display:block}svg .grid{stroke:#e3e6eb}
+svg.chart{max-width:100%;height:auto;display:block}svg .grid{stroke:#e3e6eb}
 svg text{font-size:11px;fill:#3b4350}svg .bar rect{fill:#3867b5}svg .bar:hover rect{fill:#1f4690}
 svg polyline{fill:none;stroke-width:2}.s0 polyline{stroke:#3867b5}.s0 circle{fill:#3867b5}
 .s1 polyline{stroke:#c0562b}.s1 circle{fill:#c0562b}.legend .key{margin-right:1em}
@@ -398,8 +410,9 @@ def render(data: ReportData, title: str = "Citation report", top: int = DEFAULT_
     """The whole report as one HTML document."""
     sections = [profile_section(view, i, top) for i, view in enumerate(data.profiles)]
     if data.merged and data.merged.papers:
-        sections.insert(0, merged_section(data.merged, top))
-    nav = "".join(f'<a href="#p{i}">{esc(view.name)}</a>' for i, view in enumerate(data.profiles))
+        sections.append(merged_section(data.merged, top))
+    nav = "".join(f'<a href="#p{i}">{esc(view.name)}</a>' for i, view in enumerate(data.profiles)) + (
+        '<a href="#merged">Across sources</a>' if data.merged and data.merged.papers else "")
     policy = (f"default-src 'none'; style-src {_csp_hash(STYLE)}; script-src {_csp_hash(SCRIPT)}; "
               "img-src data:; base-uri 'none'; form-action 'none'")
     return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -430,7 +443,8 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
         pages = [(f"{location} ({site}:{profile_id})", result) for (site, profile_id), result in
                  zip(keys, store.profiles())]  # both in (site, profile_id) order
         has_runs = "profile_runs" in store.tables
-        runs = {i: run_points(db, site, profile_id, decoded) for i, (site, profile_id) in enumerate(keys) if has_runs}
+        runs = {i: run_points(db, site, profile_id, decoded)
+                for i, (site, profile_id) in enumerate(keys) if has_runs}
     finally:
         store.close()
     return pages, runs

@@ -2,7 +2,7 @@
 
 The browser tests drive Debian's ``chromium`` through Playwright's Python API (never a downloaded
 browser); when it cannot start they skip, saying why. ``PUBHARVEST_REPORT_PNG=docs/report.png`` makes
-the merged report's test write its screenshot there too (how docs/report.png was made).
+the store's test write its screenshot there too (how docs/report.png was made).
 """
 
 from __future__ import annotations
@@ -64,12 +64,17 @@ def synthetic_profile(papers: int = 300, first_year: int = 1990) -> PageResult:
                                       citations_by_year=years), publications=pubs)
 
 
+def profile_of(result: PageResult) -> Profile:
+    assert result.profile is not None
+    return result.profile
+
+
 def three_run_store(path: Path) -> Path:
     """A store holding one profile saved by three runs whose counts grow."""
     store = Store(path)
     for run, growth in enumerate((0, 5, 12), 1):
         page = synthetic_profile(papers=30)
-        page.profile.metrics.h_index, page.profile.metrics.i10_index = 10 + growth, 20 + growth
+        profile_of(page).metrics.h_index, profile_of(page).metrics.i10_index = 10 + growth, 20 + growth
         for pub in page.publications:
             pub.citations = (pub.citations or 0) + growth
         store.save(f"run{run}", "U", page)
@@ -96,7 +101,7 @@ def test_the_report_loads_nothing_and_allows_nothing_else() -> None:
 
 def test_bars_are_every_year_on_the_axis_zero_years_included() -> None:
     page = synthetic_profile(papers=3)
-    page.profile.citations_by_year = [y for y in page.profile.citations_by_year if y.citations]  # gaps
+    profile_of(page).citations_by_year = [y for y in profile_of(page).citations_by_year if y.citations]  # gaps
     html = render(report_data([("p", page)]))
     bars = re.findall(r'class="bar"[^>]*data-year="(\d+)" data-value="(\d+)"', html)
     assert [int(year) for year, _ in bars] == list(range(1990, 2026))
@@ -154,7 +159,7 @@ class Opened:
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.page = browser.new_page(viewport={"width": width, "height": 1100})
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("console", lambda m: self.errors.extend([m.text] if m.type == "error" else []))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.url = path.resolve().as_uri()
@@ -184,7 +189,7 @@ def report_of(tmp_path: Path, *argv: str) -> Path:
 
 
 def check_bars(opened: Opened, section: int, result: PageResult) -> None:
-    expected = [[y.year, y.citations] for y in result.profile.citations_by_year]
+    expected = [[y.year, y.citations] for y in profile_of(result).citations_by_year]
     assert opened.bars(section) == expected and opened.axis_years(section) == [y for y, _ in expected]
 
 
@@ -201,7 +206,7 @@ def check_sorting(opened: Opened, table: str, text_column: int, number_column: i
 
 def test_a_real_corpus_profile_in_chromium(browser, read_corpus, tmp_path: Path) -> None:
     result = parse(read_corpus(CORPUS_PROFILE))
-    assert len(result.profile.citations_by_year) > 3
+    assert len(profile_of(result).citations_by_year) > 3
     (tmp_path / "profile.html").write_bytes(read_corpus(CORPUS_PROFILE))
     opened = Opened(browser, report_of(tmp_path, str(tmp_path / "profile.html")))
     opened.check_quiet()
@@ -220,10 +225,7 @@ def test_the_merged_seeds_in_chromium(browser, tmp_path: Path) -> None:
     shown = opened.page.eval_on_selector_all("#p0 .warnings li", "ls => ls.map(l => l.dataset.code)")
     assert shown == [w.code for w in scholar.warnings if w.code not in LIST_WARNINGS] + [
         w.code for w in scholar.warnings if w.code in LIST_WARNINGS] and shown
-    opened.page.screenshot(path=tmp_path / "merged.png")
-    if os.environ.get("PUBHARVEST_REPORT_PNG"):
-        opened.page.set_viewport_size({"width": 900, "height": 1000})
-        opened.page.screenshot(path=os.environ["PUBHARVEST_REPORT_PNG"])
+    opened.page.screenshot(path=tmp_path / "merged.png", full_page=True)
 
 
 def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
@@ -236,7 +238,10 @@ def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
         "#p0 g.series", "gs => gs.map(g => [g.dataset.series, [...g.querySelectorAll('circle')].map(c => "
                         "+c.dataset.value)])")
     assert points[-2:] == [["h-index", [10, 15, 22]], ["i10-index", [20, 25, 32]]]
-    opened.page.screenshot(path=tmp_path / "store.png")
+    opened.page.screenshot(path=tmp_path / "store.png", full_page=True)
+    if os.environ.get("PUBHARVEST_REPORT_PNG"):
+        opened.page.set_viewport_size({"width": 760, "height": 1180})
+        opened.page.screenshot(path=os.environ["PUBHARVEST_REPORT_PNG"])
 
 
 def test_hostile_records_show_as_text_and_a_phone_width_page_does_not_scroll_sideways(browser, tmp_path) -> None:
