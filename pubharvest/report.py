@@ -85,7 +85,8 @@ class ReportData:
 def report_data(pages: Sequence[tuple[str, PageResult]],
                 runs: Mapping[int, list[RunPoint]] | None = None) -> ReportData:
     """The report's data from ``(input name, page result)`` pairs and, by index into ``pages``, the
-    store runs of each; several page results are also merged (``pubharvest.merge``)."""
+    store runs of each; pages of more than one site are also merged (``pubharvest.merge``), to set each
+    paper's counts on the sites side by side."""
     runs = runs or {}
     views = [ProfileView(
         name=(result.profile and result.profile.name) or result.url or PurePath(name).name,
@@ -95,7 +96,8 @@ def report_data(pages: Sequence[tuple[str, PageResult]],
         years=axis_years(result.profile.citations_by_year if result.profile else []),
         papers=list(result.publications), warnings=list(result.warnings), runs=runs.get(i, []),
     ) for i, (name, result) in enumerate(pages)]
-    merged = merge([(name, result) for name, result in pages]) if len(pages) > 1 else None
+    several_sites = len({result.site for _, result in pages}) > 1
+    merged = merge([(name, result) for name, result in pages]) if several_sites else None
     return ReportData(profiles=views, merged=merged)
 
 
@@ -336,7 +338,8 @@ def merged_section(merged: MergeResult, top: int) -> str:
     shared = sum(len({s.site for s in p.sources}) > 1 for p in merged.papers)
     shown = _by_citations(merged.papers, lambda p: p.citations_max)[:top or None]
     rows = "".join(f"<tr>{_text_cell(p.title, link(p.url, esc(p.title or '(no title)')))}"
-                   f"{_number_cell(p.year, grouped=False)}" + "".join(_site_cell(p, site) for site in sites) + "</tr>" for p in shown)
+                   f"{_number_cell(p.year, grouped=False)}" + "".join(_site_cell(p, site) for site in sites) + "</tr>"
+                   for p in shown)
     headers = "".join(_header(site, "number", "descending" if i == 0 else None) for i, site in enumerate(sites))
     return (f'<section class="merged" id="merged"><h2>The same papers across sources</h2>'
             f'<p>{len(merged.papers)} papers, {shared} of them found on more than one site.</p>'
