@@ -184,9 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "merge":
             return _merge(args)
         if args.command == "report":
-            from .report import report_command
-
-            return report_command(args)
+            return _report(args)
         if args.command == "scrape":
             from .scrape import scrape
 
@@ -316,6 +314,57 @@ def _merge(args: argparse.Namespace) -> int:
             pages.append((name, result))
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
+    return tally.exit_code()
+
+
+class _Collected(list):  # of (name, PageResult)
+    """What ``cli._parse_archives`` writes to: the page results of archives, by name."""
+
+    name = ""
+
+    def write(self, result: PageResult) -> None:
+        self.append((self.name, result))
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``pubharvest report``: read every input (pages, records, archives, a store), render, write."""
+    from .errors import StoreError
+    from .inputs import input_error, iter_inputs, read_results
+    from .output import open_output
+    from .report import HtmlWriter, render, report_data, store_pages
+
+    tally, archives, runs = Tally(args.strict), [], {}
+    pages: list[tuple[str, PageResult]] = []
+    for name, read in iter_inputs(args.paths, args.max_bytes):
+        if name.lower().endswith(ARCHIVE_SUFFIXES):
+            archives.append(name)
+            continue
+        try:
+            results = read_results(read(), url=args.url)
+        except Exception as error:  # whatever one input does, one line, and on to the next
+            tally.failed(name, input_error(error))
+            continue
+        for result in results:
+            tally.warned(name, result)
+            pages.append((name, result))
+    if archives:
+        collected = _Collected()
+        collected.name = ", ".join(archives)
+        _parse_archives(archives, collected, tally)
+        pages += collected
+    if args.store:
+        try:
+            stored, store_runs = store_pages(args.store)
+        except StoreError as error:
+            tally.failed(args.store, error)
+        else:
+            runs = {len(pages) + i: points for i, points in store_runs.items()}
+            pages += stored
+    if not pages:
+        print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
+        return ExitCode.FAILED
+    with open_output("html", args.output, {"html": HtmlWriter}) as out:
+        out.write(render(report_data(pages, runs), title=args.title, top=args.top))
     return tally.exit_code()
 
 

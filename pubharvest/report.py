@@ -24,7 +24,6 @@ import hashlib
 import html
 import itertools
 import math
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -471,53 +470,3 @@ def run_points(db, site: str, profile_id: str, decoded) -> list[RunPoint]:
             i10_index=metrics.i10_index if metrics.i10_index is not None else sum((c or 0) >= 10 for c in counts),
             citations=metrics.citations, computed=computed))
     return points
-
-
-class _Collected(list):
-    """What ``cli._parse_archives`` writes to: the page results of archives, by name."""
-
-    name = ""
-
-    def write(self, result: PageResult) -> None:
-        self.append((self.name, result))
-
-
-def report_command(args) -> int:
-    """``pubharvest report``: read every input (pages, records, archives, a store), render, write."""
-    from .cli import ARCHIVE_SUFFIXES, Tally, _parse_archives
-    from .errors import ExitCode, StoreError
-    from .inputs import input_error, iter_inputs, read_results
-    from .output import open_output
-
-    tally, pages, archives, runs = Tally(args.strict), [], [], {}
-    for name, read in iter_inputs(args.paths, args.max_bytes):
-        if name.lower().endswith(ARCHIVE_SUFFIXES):
-            archives.append(name)
-            continue
-        try:
-            results = read_results(read(), url=args.url)
-        except Exception as error:  # whatever one input does, one line, and on to the next
-            tally.failed(name, input_error(error))
-            continue
-        for result in results:
-            tally.warned(name, result)
-            pages.append((name, result))
-    if archives:
-        collected = _Collected()
-        collected.name = ", ".join(archives)
-        _parse_archives(archives, collected, tally)
-        pages += collected
-    if args.store:
-        try:
-            stored, store_runs = store_pages(args.store)
-        except StoreError as error:
-            tally.failed(args.store, error)
-        else:
-            runs = {len(pages) + i: points for i, points in store_runs.items()}
-            pages += stored
-    if not pages:
-        print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
-        return ExitCode.FAILED
-    with open_output("html", args.output, {"html": HtmlWriter}) as out:
-        out.write(render(report_data(pages, runs), title=args.title, top=args.top))
-    return tally.exit_code()
