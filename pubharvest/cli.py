@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the JSON Schema of the records")
     schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
     add_merge_command(commands)
+    _add_report(commands)
     _add_scrape(commands)
     _add_store(commands)
     return parser
@@ -86,9 +87,27 @@ def add_merge_command(commands: argparse._SubParsersAction) -> None:
                               "bibtex, csl-json: one entry per paper")
 
 
-def _add_input_options(command: argparse.ArgumentParser, formats: str) -> None:
-    """The options ``parse`` and ``merge`` share: format, output, URL, size ceiling, strictness."""
-    command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
+def _add_report(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report", help="one self-contained HTML report of citations (charts, top papers, sites side by side)",
+        description="Write one HTML file that works offline: per profile its metrics, citations per year, "
+                    "cumulative citations, h-index and i10-index over a store's runs, and its top papers; "
+                    "several inputs are also merged to show each paper's count on each site. Inputs are "
+                    "saved pages, records (JSON, JSON Lines), WARC archives and --store. Exit codes as for "
+                    "`merge`.")
+    report.add_argument("paths", nargs="*", metavar="INPUT")
+    report.add_argument("--store", metavar="DB", help="also report the profiles of this store, with their runs")
+    report.add_argument("--title", default="Citation report", help="the report's title")
+    report.add_argument("--top", type=int, default=100, metavar="N",
+                        help="papers in each table, most cited first (0: all; default: 100)")
+    _add_input_options(report, None)
+
+
+def _add_input_options(command: argparse.ArgumentParser, formats: str | None) -> None:
+    """The options ``parse``, ``merge`` and ``report`` share: format (not for a report), output, URL, size
+    ceiling, strictness."""
+    if formats:
+        command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
     command.add_argument("-o", "--output", metavar="FILE",
                          help="write here instead of stdout: atomically (a temporary file beside it, then a "
                               "rename) when FILE is a regular file or new; in place when it is a FIFO or device")
@@ -166,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _schema(getattr(args, "merged", False))
         if args.command == "merge":
             return _merge(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "scrape":
             from .scrape import scrape
 
@@ -295,6 +316,57 @@ def _merge(args: argparse.Namespace) -> int:
             pages.append((name, result))
     with open_output(args.format, args.output, MERGED_WRITERS) as out:
         out.write(merge(pages))
+    return tally.exit_code()
+
+
+class _Collected(list):  # of (name, PageResult)
+    """What ``cli._parse_archives`` writes to: the page results of archives, by name."""
+
+    name = ""
+
+    def write(self, result: PageResult) -> None:
+        self.append((self.name, result))
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``pubharvest report``: read every input (pages, records, archives, a store), render, write."""
+    from .errors import StoreError
+    from .inputs import input_error, iter_inputs, read_results
+    from .output import open_output
+    from .report import HtmlWriter, render, report_data, store_pages
+
+    tally, archives, runs = Tally(args.strict), [], {}
+    pages: list[tuple[str, PageResult]] = []
+    for name, read in iter_inputs(args.paths, args.max_bytes):
+        if name.lower().endswith(ARCHIVE_SUFFIXES):
+            archives.append(name)
+            continue
+        try:
+            results = read_results(read(), url=args.url)
+        except Exception as error:  # whatever one input does, one line, and on to the next
+            tally.failed(name, input_error(error))
+            continue
+        for result in results:
+            tally.warned(name, result)
+            pages.append((name, result))
+    if archives:
+        collected = _Collected()
+        collected.name = ", ".join(archives)
+        _parse_archives(archives, collected, tally)
+        pages += collected
+    if args.store:
+        try:
+            stored, store_runs = store_pages(args.store)
+        except StoreError as error:
+            tally.failed(args.store, error)
+        else:
+            runs = {len(pages) + i: points for i, points in store_runs.items()}
+            pages += stored
+    if not pages:
+        print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
+        return ExitCode.FAILED
+    with open_output("html", args.output, {"html": HtmlWriter}) as out:
+        out.write(render(report_data(pages, runs), title=args.title, top=args.top))
     return tally.exit_code()
 
 
