@@ -118,6 +118,8 @@ def is_group(words: list[str]) -> bool:
 
 def ascii_fold(text: str) -> str:
     """``text`` without accents and without what has no ASCII form: ``Ilić`` -> ``Ilic``."""
+    if text.isascii():
+        return text
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
