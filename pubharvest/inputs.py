@@ -158,6 +158,8 @@ def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
     """The page results in ``data``: decoded when they are records, else parsed as a page."""
     if data[:2] == GZIP_MAGIC:
         data = gunzip(data)
+    if (decoded := _decoded_records(data)) is not None:
+        return decoded
     items = _json_records(data)
     if items is None:
         return [parse(data, url=url)]
@@ -165,6 +167,30 @@ def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
         return [msgspec.convert(item, type=PageResult) for item in items]
     except msgspec.ValidationError as error:
         raise BadRecords(f"not valid page results: {error}") from None
+
+
+@functools.cache
+def _decoders() -> tuple[msgspec.json.Decoder, msgspec.json.Decoder]:
+    """Decoders of a JSON document of page results (an array or one) and of one page result a line."""
+    return msgspec.json.Decoder(list[PageResult] | PageResult), msgspec.json.Decoder(PageResult)
+
+
+def _decoded_records(data: bytes) -> list[PageResult] | None:
+    """The page results in ``data`` decoded straight into records (no dicts in between: a third of
+    the time and memory), or None when ``data`` is anything else, bad records included, which
+    ``_json_records`` then reads to say what is wrong."""
+    text = data.lstrip()
+    if text[:1] not in (b"[", b"{"):
+        return None
+    document, lines = _decoders()
+    try:
+        decoded = document.decode(text)
+    except msgspec.DecodeError:
+        try:
+            return lines.decode_lines(text)
+        except msgspec.DecodeError:
+            return None
+    return decoded if isinstance(decoded, list) else [decoded]
 
 
 def _json_records(data: bytes) -> list[dict] | None:

@@ -215,10 +215,15 @@ class CslJsonWriter(_CitationWriter, _JsonArray):
 
 
 class MergedJsonWriter(_Writer):
-    """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``."""
+    """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``, the same bytes as
+    ``to_json(merged)`` but written a record at a time, so that the output is never held whole."""
 
     def write(self, merged: MergeResult) -> None:
-        self.stream.write(to_json(merged).decode() + "\n")
+        for n, field in enumerate(MergeResult.__struct_fields__):
+            self.stream.write(("{" if n == 0 else "],") + f'"{field}":[')
+            for at, record in enumerate(getattr(merged, field)):
+                self.stream.write(("," if at else "") + to_json(record).decode())
+        self.stream.write("]}\n")
 
 
 class MergedJsonLinesWriter(_Writer):
