@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -129,6 +128,8 @@ def _is_page_file(path: Path, limit: int) -> bool:
 def _is_records_file(path: Path, limit: int) -> bool:
     """A JSON file of pubharvest records (page results, a merge, or a fixture's expected outcome)
     rather than a page. One that cannot be read or decoded is not: reading it as a page reports why."""
+    import json
+
     try:
         data = json.loads(read_file(path, limit))
     except (ValueError, RecursionError, OSError, ParseError):
@@ -196,6 +197,8 @@ def _decoded_records(data: bytes) -> list[PageResult] | None:
 def _json_records(data: bytes) -> list[dict] | None:
     """The JSON objects in ``data`` when it is pubharvest records (array, object or lines), else None.
     JSON that no decoder takes (nested too deep, a number too long) is ``BadRecords``."""
+    import json  # only to say what is wrong with records (``_decoded_records`` reads good ones)
+
     text = data.lstrip()
     if text[:1] not in (b"[", b"{"):
         return None
@@ -218,6 +221,8 @@ def _json_records(data: bytes) -> list[dict] | None:
 
 def _json_items(text: bytes) -> list:
     """The values of a JSON document (an array's items, or the one value) or of JSON Lines."""
+    import json
+
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError:

@@ -62,5 +62,5 @@ def test_parsing_a_small_page_as_json_imports_no_exporter_and_no_scraper() -> No
                   .stdout.split())
     assert "pubharvest.parsers.msr" in modules
     unused = {"pubharvest.bibtex", "pubharvest.csl", "pubharvest.merge", "pubharvest.scrapers", "httpx",
-              "pubharvest.parsers.elamur", "markdown_it", "bs4"}
+              "markdown_it", "bs4", "parsel"}
     assert modules & unused == set()
