@@ -21,6 +21,7 @@ with inner capitals braced so that styles keep their case.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -76,6 +77,7 @@ def protect_case(text: str) -> str:
     return _CASED_WORD.sub(lambda m: "{" + m.group() + "}", escape(text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # names repeat on every paper of a profile
 def bibtex_name(name: str) -> str:
     """One author in BibTeX's ``von Last, Jr, First`` form; a group in braces, as one name.
 

@@ -43,8 +43,8 @@ def id_values(ids: Any, kinds: tuple[str, ...]) -> dict[str, str]:
     """The identifiers of ``kinds`` that ``ids`` holds (each as ``id_value`` gives it), read in one pass.
 
     >>> from pubharvest.parsers.records import PublicationIds
-    >>> id_values(PublicationIds(doi="10.1/x", msr="123", other={"toy": "t"}), ("doi", "arxiv", "msr", "toy"))
-    {'doi': '10.1/x', 'msr': '123', 'toy': 't'}
+    >>> id_values(PublicationIds(doi="10.1/x", msr="123"), ("doi", "arxiv", "msr", "elamur"))
+    {'doi': '10.1/x', 'msr': '123'}
     """
     fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids)))
     sites, found = registered_sites(), {}
