@@ -24,6 +24,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -49,7 +50,7 @@ def cpu_seconds(work: Callable[[], object], repeat: int) -> float:
 
 def export(fmt: str, results: list[PageResult]) -> None:
     with open("/dev/null", "w", encoding="utf-8") as stream:
-        writer = WRITERS[fmt](stream)
+        writer: Any = WRITERS[fmt](stream)
         for result in results:
             writer.write(result)
         writer.close()
@@ -71,11 +72,11 @@ def exports(sizes: list[int], repeat: int) -> None:
     for size in sizes:
         results = [result for _, result in faculty_pages(size)]
         count = sum(len(r.publications) for r in results)
-        figures = {fmt: cpu_seconds(lambda: export(fmt, results), 1 if size >= 1_000_000 else repeat)
-                   for fmt in ("jsonl", *times)}
-        base = figures.pop("jsonl")
+        measured = {fmt: cpu_seconds(lambda: export(fmt, results), 1 if size >= 1_000_000 else repeat)
+                    for fmt in ("jsonl", *times)}
+        base = measured.pop("jsonl")
         line = f"{count:>9,} publications: jsonl {base:6.2f} s"
-        for fmt, seconds in figures.items():
+        for fmt, seconds in measured.items():
             times[fmt][size] = seconds
             line += f"  {fmt} {seconds:6.2f} s ({seconds / base:4.1f}x jsonl)"
         print(line, flush=True)

@@ -37,7 +37,7 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
         for row, pub in enumerate(result.publications):
             sources.append(source_record(None, result, pub))
             page_of.append(index)
-            labels.append(pub.url)
+            labels.append(str(pub.url))
     ids = [paper_ids(s) for s in sources]
     groups = _Groups(sources, page_of, ids, UNIQUE_ID_KINDS)
     for kind in paper_id_kinds():
@@ -59,12 +59,12 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
     members: dict[int, list[int]] = {}
     for i in range(len(sources)):
         members.setdefault(groups.find(i), []).append(i)
-    result = []
+    found = []
     for group in sorted(members.values()):
         position = {source: n for n, source in enumerate(group)}
         joins = [(position[i], position[j], r, v) for i, j, r, v in groups.matches if i in position]
-        result.append(([labels[i] for i in group], joins))
-    return result
+        found.append(([labels[i] for i in group], joins))
+    return found
 
 
 def merged_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tuple[int, int, str, str | None]]]]:
