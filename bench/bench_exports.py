@@ -17,10 +17,7 @@ tracemalloc beside encoding the whole merge at once). Not a timed test.
 from __future__ import annotations
 
 import argparse
-import math
-import statistics
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+from figures import exponent, median_seconds, verdict  # noqa: E402
 from synthetic import faculty_pages  # noqa: E402
 
 from pubharvest.keys import Keys  # noqa: E402
@@ -39,15 +37,6 @@ from pubharvest.parsers.records import PageResult, Publication, to_json  # noqa:
 GOAL_100K_S, GOAL_COLLISION_RATIO, GOAL_STREAM_RATIO = 2.0, 2.5, 2.0
 
 
-def cpu_seconds(work: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
-
-
 def export(fmt: str, results: list[PageResult]) -> None:
     with open("/dev/null", "w", encoding="utf-8") as stream:
         writer: Any = WRITERS[fmt](stream)
@@ -56,23 +45,13 @@ def export(fmt: str, results: list[PageResult]) -> None:
         writer.close()
 
 
-def exponent(sizes: list[int], seconds: list[float]) -> float:
-    xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in seconds]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-
-
-def verdict(good: bool) -> str:
-    return "ok" if good else "MISSED"
-
-
 def exports(sizes: list[int], repeat: int) -> None:
     print("exports of page results to /dev/null (CPU time, medians; the machine is shared with other work)")
     times: dict[str, dict[int, float]] = {"bibtex": {}, "csl-json": {}}
     for size in sizes:
         results = [result for _, result in faculty_pages(size)]
         count = sum(len(r.publications) for r in results)
-        measured = {fmt: cpu_seconds(lambda: export(fmt, results), 1 if size >= 1_000_000 else repeat)
+        measured = {fmt: median_seconds(lambda: export(fmt, results), 1 if size >= 1_000_000 else repeat)
                     for fmt in ("jsonl", *times)}
         base = measured.pop("jsonl")
         line = f"{count:>9,} publications: jsonl {base:6.2f} s"
@@ -97,7 +76,7 @@ def collisions(repeat: int) -> None:
             keys = Keys()
             return [keys.key(pub) for pub in pubs]
         return give
-    small, large = (cpu_seconds(keys_of(count), repeat) for count in (8_000, 16_000))
+    small, large = (median_seconds(keys_of(count), repeat) for count in (8_000, 16_000))
     ratio = large / small
     print(f"keys, one base key: 8,000 papers {small * 1000:.1f} ms, 16,000 papers {large * 1000:.1f} ms: "
           f"{ratio:.1f}x (linear: 2x; goal <= {GOAL_COLLISION_RATIO}x)  {verdict(ratio <= GOAL_COLLISION_RATIO)}")
