@@ -207,21 +207,29 @@ class _CitationWriter(_Writer):
 class BibtexWriter(_CitationWriter):
     """BibTeX entries, separated by blank lines."""
 
-    def write_item(self, pub: Citable, key: str) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         from .bibtex import bibtex_entry
 
-        self.stream.write(bibtex_entry(pub, key) + "\n\n")
+        super().__init__(stream)
+        self.entry = bibtex_entry
+
+    def write_item(self, pub: Citable, key: str) -> None:
+        self.stream.write(self.entry(pub, key) + "\n\n")
 
 
 class CslJsonWriter(_CitationWriter, _JsonArray):
     """A JSON array of CSL-JSON items."""
 
-    def write_item(self, pub: Citable, key: str) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         import json
 
         from .csl import csl_item
 
-        self.append(json.dumps(csl_item(pub, key), ensure_ascii=False))
+        super().__init__(stream)
+        self.item, self.encode = csl_item, json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' output
+
+    def write_item(self, pub: Citable, key: str) -> None:
+        self.append(self.encode(self.item(pub, key)))
 
 
 class MergedJsonWriter(_Writer):
