@@ -45,6 +45,7 @@ _WHERE: dict[str, str] = {
 __all__ = ["__version__", *sorted(_WHERE)]
 
 if TYPE_CHECKING:
+    from pubharvest.dataframes import frames
     from pubharvest.errors import (
         BadRecords,
         Binary,
@@ -66,7 +67,6 @@ if TYPE_CHECKING:
         Unreachable,
         Unrecognised,
     )
-    from pubharvest.dataframes import frames
     from pubharvest.parsers import Detection, detect, parse
     from pubharvest.parsers.records import (
         Affiliation,

@@ -25,13 +25,13 @@ from pubharvest.parsers.records import PageResult
 from .errors import BadRecords, MissingDependency
 from .merge import MergeResult
 from .output import TEMP_MARK
-from .tables import MERGED_TABLES, PAGE_TABLES, TABLES, Column, Result
+from .tables import MERGED_TABLES, PAGE_TABLES, TABLES, Column, Result, columns_of
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["frames", "frame", "write_parquet", "results_of"]
+__all__ = ["frames", "frame", "frame_of", "write_parquet", "results_of", "arrow_schema"]
 
 _INSTALL = "pip install 'pubharvest[pandas]'"
 
@@ -53,10 +53,13 @@ def frames(results: Any) -> dict[str, pd.DataFrame]:
 def frame(name: str, results: list[Result]) -> pd.DataFrame:
     """One table (a name in ``pubharvest.tables.TABLES``) of ``results``, with the dtypes its columns'
     kinds name: nullable ``Int64`` and ``boolean``, ``category``, ``string``; lists stay lists."""
-    pd = _pandas()
     table = TABLES[name]
-    columns = table.columns
-    rows = [row for result in results for row in table.rows(result)]
+    return frame_of(table.columns, [row for result in results for row in table.rows(result)])
+
+
+def frame_of(columns: list[Column], rows: list[Any]) -> pd.DataFrame:
+    """The DataFrame of ``rows``, one column per ``columns``, with the dtypes their kinds name."""
+    pd = _pandas()
     return pd.DataFrame({column.name: _series(pd, column, [column.cell(row) for row in rows])
                          for column in columns}, index=pd.RangeIndex(len(rows)))
 
@@ -123,13 +126,13 @@ def _pyarrow() -> tuple[Any, Any]:
 
 
 def arrow_schema(name: str) -> pa.Schema:
-    """The Parquet schema of one table: the same for every file, even an empty table's, so that
-    DuckDB or polars read a folder of runs as one."""
+    """The Parquet schema of one table (``tables.columns_of``): the same for every file, even an empty
+    table's, so that DuckDB or polars read a folder of runs as one."""
     pa, _ = _pyarrow()
     types = {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(),
              "category": pa.dictionary(pa.int32(), pa.string()), "strings": pa.list_(pa.string()),
              "ints": pa.list_(pa.int64())}
-    return pa.schema([pa.field(column.name, types[column.kind]) for column in TABLES[name].columns])
+    return pa.schema([pa.field(column.name, types[column.kind]) for column in columns_of(name)])
 
 
 def write_parquet(folder: str | os.PathLike[str], tables: Mapping[str, pd.DataFrame]) -> list[Path]:

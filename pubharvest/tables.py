@@ -14,8 +14,9 @@ them with the dtypes the kinds name.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, NamedTuple, get_args
 
 import msgspec
@@ -33,8 +34,11 @@ from pubharvest.parsers.records import (
 
 from .identifiers import id_value, registered_sites, string_kinds
 from .merge import MergeResult, Paper, SourceRecord
+from .output import _CsvTable, _Writer
+from .store import HISTORY_KEYS
 
-__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id"]
+__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "columns_of",
+           "history_columns", "csv_cells", "TableCsvWriter", "csv_writer", "HISTORY_WRITERS"]
 
 # What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
 Kind = Literal["string", "int", "bool", "category", "strings", "ints"]
@@ -89,7 +93,7 @@ class YearRow(NamedTuple):
 
 class SourceRow(NamedTuple):
     paper: Paper
-    index: int  # 0-based: what ``Match.sources`` count in
+    at: int  # 0-based: what ``Match.sources`` count in
     source: SourceRecord
 
 
@@ -122,7 +126,8 @@ def _year_rows(result: Result) -> Iterator[YearRow]:
         yield from (YearRow(page, None, None, bar) for bar in page.profile.citations_by_year)  # type: ignore[union-attr]
     for row in _pub_rows(result):
         # Publication.citations_by_year is being added to the record model: read it when it is there
-        yield from (YearRow(row.result, row.position, row.pub, bar) for bar in getattr(row.pub, "citations_by_year", []))
+        bars = getattr(row.pub, "citations_by_year", [])
+        yield from (YearRow(row.result, row.position, row.pub, bar) for bar in bars)
 
 
 def _papers(result: Result) -> Iterator[Paper]:
@@ -228,7 +233,8 @@ def publication_columns() -> list[Column]:
         *_of(attrgetter("pub"), [
             *_bibliographic(), *_fields("int", "citations"), *_of(attrgetter("ids"), _id_columns(PublicationIds)),
             *_fields("string", "url", "publisher", "summary"),
-            *_prefixed("facet_", _of(facets, [*_fields("ints", "years"), *_fields("strings", "research_areas", "types")])),
+            *_prefixed("facet_", _of(facets, [*_fields("ints", "years"),
+                                              *_fields("strings", "research_areas", "types")])),
             *_fields("strings", "flags"),
         ]),
     ]
@@ -280,7 +286,7 @@ def paper_source_columns() -> list[Column]:
     """One row per source of a merged paper: the paper's key beside what that source said."""
     source = attrgetter("source")
     return [
-        Column("key", "string", lambda row: row.paper.key), Column("source", "int", attrgetter("index")),
+        Column("key", "string", lambda row: row.paper.key), Column("source", "int", attrgetter("at")),
         *_of(source, [Column("site", "category", attrgetter("site"), registered_sites),
                       *_fields("string", "input", "page_url"), *_fields("int", "citations"), *_bibliographic(),
                       Column("publication_id", "string", lambda s: id_value(s.ids, s.site)),
@@ -301,3 +307,64 @@ MERGED_TABLES = ("papers", "paper_sources")
 # The names ``--table`` takes, and the table each names.
 CLI_TABLES = {"profiles": "profiles", "publications": "publications", "citations": "citations_by_year",
               "coauthors": "coauthors", "papers": "papers", "paper_sources": "paper_sources"}
+
+
+def history_columns() -> list[Column]:
+    """The columns of a store's citation history (``Store.citation_history``, rows as dicts)."""
+    kinds: dict[str, Kind] = {"site": "category", "citations": "int"}
+    return [Column(key, kinds.get(key, "string"), itemgetter(key), registered_sites if key == "site" else None)
+            for key in HISTORY_KEYS]
+
+
+def columns_of(name: str) -> list[Column]:
+    """The columns of a table of ``TABLES``, or of ``citation_history``."""
+    return history_columns() if name == "citation_history" else TABLES[name].columns
+
+
+# --- CSV -----------------------------------------------------------------------------------------------
+
+def csv_cells(columns: Iterable[Column]) -> list[tuple[str, Callable[[Any], Any]]]:
+    """The CSV columns ``(header, cell)`` of ``columns``: a list is one cell, its items joined by ``; ``."""
+    return [(c.name, _joined(c.cell) if c.kind in ("strings", "ints") else c.cell) for c in columns]
+
+
+def _joined(cell: Callable[[Any], Any]) -> Callable[[Any], str]:
+    return lambda row: "; ".join(map(str, cell(row)))
+
+
+class TableCsvWriter(_CsvTable):
+    """One CSV row per row of the table named ``table`` (a class attribute: see ``csv_writer``)."""
+
+    table = "profiles"
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream, csv_cells(TABLES[self.table].columns))
+
+    def write(self, result: Result) -> None:
+        for row in TABLES[self.table].rows(result):
+            self.write_row(row)
+
+
+def csv_writer(name: str) -> type[TableCsvWriter]:
+    """The writer class of the CSV of table ``name``, for ``output.open_output``."""
+    return type(f"{name.title().replace('_', '')}CsvWriter", (TableCsvWriter,), {"table": name})
+
+
+class HistoryJsonLinesWriter(_Writer):
+    """One row of a store's citation history per line."""
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+class HistoryCsvWriter(_CsvTable):
+    """One CSV row per row of a store's citation history."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream, csv_cells(history_columns()))
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.write_row(row)
+
+
+HISTORY_WRITERS: dict[str, type[_Writer]] = {"jsonl": HistoryJsonLinesWriter, "csv": HistoryCsvWriter}
