@@ -151,16 +151,6 @@ def table_misuse(args: argparse.Namespace) -> str | None:
     return None
 
 
-def table_writers(args: argparse.Namespace, writers: dict[str, Any], default: str) -> dict[str, Any]:
-    """``writers``, with the CSV writer of ``--table`` (when it is not ``default``'s, the usual CSV)."""
-    from .output import CsvWriter, MergedCsvWriter
-    from .tables import CLI_TABLES, csv_writer
-
-    table = args.table or default
-    usual = {"publications": CsvWriter, "papers": MergedCsvWriter}
-    return {**writers, "csv": usual.get(table) or csv_writer(CLI_TABLES[table])}
-
-
 def byte_size(text: str) -> int:
     """A size in bytes from ``N``, ``NK``, ``NM`` or ``NG`` (powers of 1024; a trailing B or iB allowed).
 
@@ -310,6 +300,7 @@ class Tally:
 
 def _parse(args: argparse.Namespace) -> int:
     from .output import WRITERS, open_output
+    from .tables import table_writers
 
     tally = Tally(args.strict)
     if args.format == "parquet":
@@ -319,7 +310,7 @@ def _parse(args: argparse.Namespace) -> int:
         _parse_into(args, collected, tally)
         write_results_parquet(args.output, collected)
         return tally.exit_code()
-    with open_output(args.format, args.output, table_writers(args, WRITERS, "publications")) as out:
+    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
         _parse_into(args, out, tally)
     return tally.exit_code()
 
@@ -394,20 +385,17 @@ def _merge(args: argparse.Namespace) -> int:
         for result in results:
             tally.warned(name, result)
             pages.append((name, result))
-    merged = merge(pages)
     if args.format == "parquet":
         from .dataframes import write_results_parquet
 
-        write_results_parquet(args.output, [*pages, merged])
+        write_results_parquet(args.output, [*pages, merge(pages)])
         return tally.exit_code()
-    with open_output(args.format, args.output, table_writers(args, MERGED_WRITERS, "papers")) as out:
-        from .tables import CLI_TABLES, MERGED_TABLES
+    from .tables import CLI_TABLES, MERGED_TABLES, table_writers
 
-        if CLI_TABLES[args.table or "papers"] in MERGED_TABLES:
-            out.write(merged)
-        else:  # a table of the pages merged
-            for _, result in pages:
-                out.write(result)
+    of_merge = CLI_TABLES[args.table or "papers"] in MERGED_TABLES  # else a table of the pages merged
+    with open_output(args.format, args.output, table_writers(args.table, MERGED_WRITERS, "papers")) as out:
+        for result in [merge(pages)] if of_merge else [result for _, result in pages]:
+            out.write(result)
     return tally.exit_code()
 
 

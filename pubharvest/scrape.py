@@ -194,9 +194,8 @@ def export_store(args: argparse.Namespace) -> int:
 def _export(store: Store, args: argparse.Namespace) -> None:
     """Write what ``store export`` asks of ``store``: its profiles or its citation history, as JSON
     Lines, CSV (a table of the profiles, or the history) or Parquet files."""
-    from .cli import table_writers
     from .output import WRITERS, open_output
-    from .tables import HISTORY_WRITERS, history_columns
+    from .tables import HISTORY_WRITERS, history_columns, table_writers
 
     if args.format == "parquet":
         from .dataframes import frame_of, write_parquet, write_results_parquet
@@ -211,7 +210,7 @@ def _export(store: Store, args: argparse.Namespace) -> None:
             for row in store.citation_history():
                 out.write(row)
         return
-    with open_output(args.format, args.output, table_writers(args, WRITERS, "publications")) as out:
+    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
         for result in store.profiles():
             out.write(result)
 

@@ -15,7 +15,7 @@ them with the dtypes the kinds name.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter, itemgetter
 from typing import Any, Literal, NamedTuple, get_args
 
@@ -34,11 +34,12 @@ from pubharvest.parsers.records import (
 
 from .identifiers import id_value, registered_sites, string_kinds
 from .merge import MergeResult, Paper, SourceRecord
-from .output import _CsvTable, _Writer
+from .output import CsvWriter, MergedCsvWriter, _CsvTable, _Writer
 from .store import HISTORY_KEYS
 
 __all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "columns_of",
-           "history_columns", "csv_cells", "TableCsvWriter", "csv_writer", "HISTORY_WRITERS"]
+           "history_columns", "csv_cells", "TableCsvWriter", "csv_writer", "table_writers",
+           "HISTORY_WRITERS"]
 
 # What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
 Kind = Literal["string", "int", "bool", "category", "strings", "ints"]
@@ -348,6 +349,14 @@ class TableCsvWriter(_CsvTable):
 def csv_writer(name: str) -> type[TableCsvWriter]:
     """The writer class of the CSV of table ``name``, for ``output.open_output``."""
     return type(f"{name.title().replace('_', '')}CsvWriter", (TableCsvWriter,), {"table": name})
+
+
+def table_writers(table: str | None, writers: Mapping[str, type[_Writer]], default: str) -> dict[str, type[_Writer]]:
+    """``writers`` (``output.WRITERS`` or ``MERGED_WRITERS``) with, for ``csv``, the writer of ``--table``
+    (``default`` when None; the publications and papers tables are the CSVs they always were)."""
+    usual: dict[str, type[_Writer]] = {"publications": CsvWriter, "papers": MergedCsvWriter}
+    name = table or default
+    return {**writers, "csv": usual.get(name) or csv_writer(CLI_TABLES[name])}
 
 
 class HistoryJsonLinesWriter(_Writer):
