@@ -394,8 +394,8 @@ def _merge(args: argparse.Namespace) -> int:
 
     of_merge = CLI_TABLES[args.table or "papers"] in MERGED_TABLES  # else a table of the pages merged
     with open_output(args.format, args.output, table_writers(args.table, MERGED_WRITERS, "papers")) as out:
-        for result in [merge(pages)] if of_merge else [result for _, result in pages]:
-            out.write(result)
+        for written in [merge(pages)] if of_merge else [result for _, result in pages]:
+            out.write(written)
     return tally.exit_code()
 
 
