@@ -27,6 +27,7 @@ from pubharvest.parsers.records import (
     Metrics,
     PageKind,
     PageResult,
+    Profile,
     Publication,
     PublicationIds,
     YearCitations,
@@ -113,18 +114,22 @@ def _pub_rows(result: Result) -> Iterator[PubRow]:
 
 
 def _profile_rows(result: Result) -> Iterator[PageResult]:
+    yield from (page for page, _ in _with_profile(result))
+
+
+def _with_profile(result: Result) -> Iterator[tuple[PageResult, Profile]]:
     if isinstance(result, PageResult) and result.profile is not None:
-        yield result
+        yield result, result.profile
 
 
 def _coauthor_rows(result: Result) -> Iterator[CoauthorRow]:
-    for page in _profile_rows(result):
-        yield from (CoauthorRow(page, i, c) for i, c in enumerate(page.profile.coauthors, 1))  # type: ignore[union-attr]
+    for page, profile in _with_profile(result):
+        yield from (CoauthorRow(page, i, c) for i, c in enumerate(profile.coauthors, 1))
 
 
 def _year_rows(result: Result) -> Iterator[YearRow]:
-    for page in _profile_rows(result):
-        yield from (YearRow(page, None, None, bar) for bar in page.profile.citations_by_year)  # type: ignore[union-attr]
+    for page, profile in _with_profile(result):
+        yield from (YearRow(page, None, None, bar) for bar in profile.citations_by_year)
     for row in _pub_rows(result):
         # Publication.citations_by_year is being added to the record model: read it when it is there
         bars = getattr(row.pub, "citations_by_year", [])

@@ -222,6 +222,26 @@ def test_frames_take_pairs_records_and_a_store(tmp_path: Path) -> None:
     assert list(stored["profiles"]["h_index"]) == [22]  # the last of the three runs: 10 + 12
 
 
+def test_frames_of_a_warc_and_its_parquet(capsys, tmp_path: Path) -> None:
+    """A job's archive of the Japanese profile: ``archive_results`` pairs, and ``parse X.warc.gz -f parquet``."""
+    from pubharvest.scrapers.archive import ArchiveWriter, archive_results
+
+    archive = tmp_path / "job.warc.gz"
+    writer = ArchiveWriter(archive, {"software": "pubharvest", "job": "test"})
+    response = writer.make_id()
+    writer.exchange("GET", "https://scholar.google.com/citations?user=Yamada12AAAAJ&hl=ja", [], 200, "OK",
+                    [("Content-Type", "text/html; charset=utf-8")], JA_PROFILE.read_bytes(), response)
+    writer.target_done("run7", "scholar:Yamada12AAAAJ", "done", [response], "2026-01-02T03:04:05Z")
+    writer.close()
+    tables = frames(archive_results(archive))
+    assert (list(tables["profiles"]["run"]), list(tables["profiles"]["fetched_at"])) == (
+        ["run7"], ["2026-01-02T03:04:05Z"])
+    assert len(tables["publications"]) == 4 and set(tables["publications"]["profile_id"]) == {"Yamada12AAAAJ"}
+    assert run(capsys, "parse", str(archive), "-f", "parquet", "-o", str(tmp_path / "out"))[0] == 0
+    assert query(f"SELECT profile_id, run, citations FROM read_parquet('{tmp_path / 'out' / 'profiles.parquet'}')") == [
+        ("Yamada12AAAAJ", "run7", 1234)]
+
+
 @pytest.mark.parametrize("bad", [42, ["not a record"], [{"site": "nowhere", "page": "profile"}]])
 def test_what_is_not_records_is_one_error(bad) -> None:
     with pytest.raises(PubharvestError) as caught:
