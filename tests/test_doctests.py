@@ -18,7 +18,8 @@ from conftest import ROOT
 
 import pubharvest
 
-NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis", "pubharvest.dataframes": "pandas"}
+NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis",
+         "pubharvest.dataframes": "pandas"}
 EXTRAS = {"pandas": "pandas"}  # the extra that brings a package (else scrapy)
 
 
