@@ -124,9 +124,10 @@ def _add_input_options(command: argparse.ArgumentParser, formats: str | None, ta
 
 
 def _add_table_option(command: argparse.ArgumentParser, default: str) -> None:
+    merged = ", papers, paper_sources (of the merge)" if default == "papers" else ""
     command.add_argument("--table", metavar="TABLE",
-                         help="with --format csv: profiles, publications, citations (per year), coauthors; with "
-                              f"merge also papers, paper_sources (default: {default})")
+                         help=f"with --format csv: profiles, publications, citations (per year), coauthors{merged} "
+                              f"(default: {default}); see docs/tables.md")
 
 
 def table_misuse(args: argparse.Namespace) -> str | None:
