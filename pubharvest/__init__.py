@@ -15,7 +15,8 @@ empty
 
 The parts: ``pubharvest.parsers`` (offline: bytes of a saved page -> records),
 ``pubharvest.scrapers`` (jobs that fetch pages), and the command line, writers, store and merge
-in this package's own modules. Every error is a ``pubharvest.errors.PubharvestError``.
+in this package's own modules. ``frames(results)`` gives the records as pandas DataFrames
+(``pip install 'pubharvest[pandas]'``). Every error is a ``pubharvest.errors.PubharvestError``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __version__ = "0.1.0"
 _ERRORS = (
     "PubharvestError", "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate",
     "Unrecognised", "LayoutChanged", "BadRecords", "FetchError", "Unreachable", "HttpError", "HostBlocked",
-    "NotFound", "RobotsDisallowed", "JobError", "StoreError",
+    "NotFound", "RobotsDisallowed", "JobError", "StoreError", "MissingDependency",
 )
 _RECORDS = (
     "PageResult", "Profile", "Publication", "Ids", "PublicationIds", "Metrics", "Coauthor", "Affiliation",
@@ -37,12 +38,14 @@ _RECORDS = (
 _WHERE: dict[str, str] = {
     "parse": "pubharvest.parsers", "detect": "pubharvest.parsers", "Detection": "pubharvest.parsers",
     "json_schema": "pubharvest.parsers.records",
+    "frames": "pubharvest.dataframes",
     **{name: "pubharvest.errors" for name in _ERRORS},
     **{name: "pubharvest.parsers.records" for name in _RECORDS},
 }
 __all__ = ["__version__", *sorted(_WHERE)]
 
 if TYPE_CHECKING:
+    from pubharvest.dataframes import frames
     from pubharvest.errors import (
         BadRecords,
         Binary,
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
         HttpError,
         JobError,
         LayoutChanged,
+        MissingDependency,
         NotFound,
         NotFoundOrPrivate,
         ParseError,

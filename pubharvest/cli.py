@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
     from .errors import PubharvestError
 
+from . import __version__
 from .errors import MAX_INPUT_BYTES, ExitCode
 
-FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json")
+FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json", "parquet")
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
 # Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
 # printed: the titles live in the site modules, and importing them all would slow every command's start.
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pubharvest",
         description=f"Turn researcher-profile pages ({SITE_TITLES}) into structured, citable records.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     parse = commands.add_parser("parse", help="parse saved pages into records",
                                 description="Parse saved pages (files, folders read recursively, or - for "
@@ -64,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "usage errors.")
     parse.add_argument("paths", nargs="+", metavar="PATH")
     _add_input_options(parse, "json: an array of page results; jsonl: one page result per line; "
-                              "csv: one row per publication; bibtex, csl-json: one entry per publication")
+                              "csv: one row per publication (or of --table); bibtex, csl-json: one entry per "
+                              "publication; parquet: one file per table into the folder -o")
     schema = commands.add_parser("schema", help="print the JSON Schema of the records")
     schema.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
     add_merge_command(commands)
@@ -83,8 +86,9 @@ def add_merge_command(commands: argparse._SubParsersAction) -> None:
                     "input was read, 1 when any failed (or, with --strict, any page has a warning), 2 for "
                     "usage errors.")
     merge.add_argument("paths", nargs="+", metavar="INPUT")
-    _add_input_options(merge, "json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper; "
-                              "bibtex, csl-json: one entry per paper")
+    _add_input_options(merge, "json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper "
+                              "(or of --table); bibtex, csl-json: one entry per paper; parquet: one file per "
+                              "table, the pages' and the merge's, into the folder -o", "papers")
 
 
 def _add_report(commands: argparse._SubParsersAction) -> None:
@@ -103,11 +107,12 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
     _add_input_options(report, None)
 
 
-def _add_input_options(command: argparse.ArgumentParser, formats: str | None) -> None:
-    """The options ``parse``, ``merge`` and ``report`` share: format (not for a report), output, URL, size
-    ceiling, strictness."""
+def _add_input_options(command: argparse.ArgumentParser, formats: str | None, table: str = "publications") -> None:
+    """The options ``parse``, ``merge`` and ``report`` share: format and table (not for a report), output,
+    URL, size ceiling, strictness."""
     if formats:
         command.add_argument("--format", "-f", choices=FORMATS, default="json", help=f"{formats} (default: json)")
+        _add_table_option(command, table)
     command.add_argument("-o", "--output", metavar="FILE",
                          help="write here instead of stdout: atomically (a temporary file beside it, then a "
                               "rename) when FILE is a regular file or new; in place when it is a FIFO or device")
@@ -116,6 +121,35 @@ def _add_input_options(command: argparse.ArgumentParser, formats: str | None) ->
                          help="refuse an input larger than this after decompression, as too_large "
                               "(suffixes K, M, G: powers of 1024; default: 256M)")
     command.add_argument("--strict", action="store_true", help="exit 1 when any page has a warning")
+
+
+def _add_table_option(command: argparse.ArgumentParser, default: str) -> None:
+    merged = ", papers, paper_sources (of the merge)" if default == "papers" else ""
+    command.add_argument("--table", metavar="TABLE",
+                         help=f"with --format csv: profiles, publications, citations (per year), coauthors{merged} "
+                              f"(default: {default}); see docs/tables.md")
+
+
+def table_misuse(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--table`` or ``--format parquet`` in ``args``, in one line, or None."""
+    from .tables import CLI_TABLES, MERGED_TABLES
+
+    fmt, table = getattr(args, "format", None), getattr(args, "table", None)
+    merging = args.command == "merge"
+    if table is not None:
+        known = [name for name, of in CLI_TABLES.items() if merging or of not in MERGED_TABLES]
+        if table not in known:
+            return f"unknown table {table!r} (one of {', '.join(known)})"
+        if fmt != "csv":
+            return "--table goes with --format csv (parquet writes every table)"
+        if getattr(args, "citations", False):
+            return "--citations is a table of its own: leave out --table"
+    if fmt == "parquet":
+        if not args.output:
+            return "--format parquet writes one file per table into a folder: give -o FOLDER"
+        if Path(args.output).exists() and not Path(args.output).is_dir():
+            return f"-o {args.output}: --format parquet writes into a folder, and this is a file"
+    return None
 
 
 def byte_size(text: str) -> int:
@@ -172,13 +206,22 @@ def _add_store(commands: argparse._SubParsersAction) -> None:
                         help="the SQLite file or postgresql:// URL (default: pubharvest.sqlite)")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     export.add_argument("--citations", action="store_true",
-                        help="one line per publication per run: how citations grew")
+                        help="one line per publication per run: how citations grew (with its title and profile)")
+    export.add_argument("--format", "-f", choices=("jsonl", "csv", "parquet"), default="jsonl",
+                        help="jsonl: one record (or history row) per line; csv: one row per publication (or of "
+                             "--table, or of the history); parquet: one file per table (or citation_history) "
+                             "into the folder -o (default: jsonl)")
+    _add_table_option(export, "publications")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         build_parser().print_help(sys.stderr)
+        return ExitCode.USAGE
+    misuse = table_misuse(args) or _missing_for(getattr(args, "format", None))
+    if misuse:
+        print(f"pubharvest {args.command}: {misuse}", file=sys.stderr)
         return ExitCode.USAGE
     try:
         if args.command == "schema":
@@ -206,6 +249,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
               file=sys.stderr)
         return ExitCode.FAILED
+
+
+def _missing_for(fmt: str | None) -> str | None:
+    """``missing_dependency: ...`` when ``fmt`` is parquet and pandas or pyarrow is not installed."""
+    if fmt != "parquet":
+        return None
+    from .dataframes import _pandas, _pyarrow
+    from .errors import MissingDependency
+
+    try:
+        _pandas(), _pyarrow()
+    except MissingDependency as error:
+        return f"{error.code}: {error.message}"
+    return None
 
 
 def _schema(merged: bool = False) -> int:
@@ -243,27 +300,42 @@ class Tally:
 
 
 def _parse(args: argparse.Namespace) -> int:
+    from .output import WRITERS, open_output
+    from .tables import table_writers
+
+    tally = Tally(args.strict)
+    if args.format == "parquet":
+        from .dataframes import write_results_parquet
+
+        collected = _Collected()
+        _parse_into(args, collected, tally)
+        write_results_parquet(args.output, collected)
+        return tally.exit_code()
+    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
+        _parse_into(args, out, tally)
+    return tally.exit_code()
+
+
+def _parse_into(args: argparse.Namespace, out: Any, tally: Tally) -> None:
+    """Parse every input of ``args``, writing each page result to ``out``; archives last."""
     from pubharvest.parsers import parse
 
     from .inputs import input_error, iter_inputs
-    from .output import open_output
 
-    tally, archives = Tally(args.strict), []
-    with open_output(args.format, args.output) as out:
-        for name, read in iter_inputs(args.paths, args.max_bytes):
-            if name.lower().endswith(ARCHIVE_SUFFIXES):
-                archives.append(name)
-                continue
-            try:
-                result = parse(read(), url=args.url)
-            except Exception as error:  # whatever one input does, one line, and on to the next
-                tally.failed(name, input_error(error))
-                continue
-            out.write(result)
-            tally.warned(name, result)
-        if archives:
-            _parse_archives(archives, out, tally)
-    return tally.exit_code()
+    archives = []
+    for name, read in iter_inputs(args.paths, args.max_bytes):
+        if name.lower().endswith(ARCHIVE_SUFFIXES):
+            archives.append(name)
+            continue
+        try:
+            result = parse(read(), url=args.url)
+        except Exception as error:  # whatever one input does, one line, and on to the next
+            tally.failed(name, input_error(error))
+            continue
+        out.write(result)
+        tally.warned(name, result)
+    if archives:
+        _parse_archives(archives, out, tally)
 
 
 def _parse_archives(names: list[str], out: Any, tally: Tally) -> None:
@@ -314,8 +386,17 @@ def _merge(args: argparse.Namespace) -> int:
         for result in results:
             tally.warned(name, result)
             pages.append((name, result))
-    with open_output(args.format, args.output, MERGED_WRITERS) as out:
-        out.write(merge(pages))
+    if args.format == "parquet":
+        from .dataframes import write_results_parquet
+
+        write_results_parquet(args.output, [*pages, merge(pages)])
+        return tally.exit_code()
+    from .tables import CLI_TABLES, MERGED_TABLES, table_writers
+
+    of_merge = CLI_TABLES[args.table or "papers"] in MERGED_TABLES  # else a table of the pages merged
+    with open_output(args.format, args.output, table_writers(args.table, MERGED_WRITERS, "papers")) as out:
+        for written in [merge(pages)] if of_merge else [result for _, result in pages]:
+            out.write(written)
     return tally.exit_code()
 
 

@@ -29,6 +29,7 @@ Exception hierarchy::
     │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
     │   └── RobotsDisallowed             "robots_disallowed"
     ├── JobError                         "job_error": a job that cannot run at all
+    ├── MissingDependency                "missing_dependency": an optional extra is not installed
     └── StoreError                       "store_error": a store that cannot be opened
 
 ``HostBlocked`` and ``NotFound`` are also ``FetchError``, so a scraper catches one family:
@@ -52,7 +53,7 @@ __all__ = [
     "LayoutChanged", "BadRecords", "TooLarge", "Unreadable", "MAX_INPUT_BYTES",
     "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "HttpError", "HostBlocked",
     "NotFound", "RobotsDisallowed",
-    "JobError", "StoreError",
+    "JobError", "StoreError", "MissingDependency",
     "PARSE_CODES", "ExitCode",
 ]
 
@@ -218,6 +219,13 @@ class JobError(PubharvestError):
     """A job that cannot run at all: a bad job file, an unknown site, an unwritable path."""
 
     code = "job_error"
+
+
+class MissingDependency(PubharvestError):
+    """A call that needs an optional extra (pandas and pyarrow for ``frames`` and Parquet) without it;
+    the message says what to install."""
+
+    code = "missing_dependency"
 
 
 class StoreError(PubharvestError):

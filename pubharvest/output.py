@@ -95,7 +95,7 @@ class PageRow(NamedTuple):
 
 
 class CsvWriter(_CsvTable):
-    """One row per publication, with the profile name and site on each row (``csv_columns``)."""
+    """One row per publication, with the site, profile name, profile id and page URL on each row (``csv_columns``)."""
 
     def __init__(self, stream: IO[str]) -> None:
         super().__init__(stream, csv_columns())
@@ -133,7 +133,7 @@ def csv_columns() -> list[Column]:
 
     >>> [header for header, _ in csv_columns()][10:]
     ['type', 'citations', 'scholar_id', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr_id', \
-'elamur_id', 'url', 'publisher', 'flags']
+'elamur_id', 'url', 'publisher', 'flags', 'profile_id', 'page_url']
     """
     sites = registered_sites()
     pub_columns = [
@@ -145,6 +145,9 @@ def csv_columns() -> list[Column]:
         ("site", lambda row: row.result.site), ("page", lambda row: row.result.page),
         ("profile_name", lambda row: row.result.profile.name if row.result.profile else None),
         *map(_of_pub, pub_columns),
+        # added after the columns CSVs always had, so that two profiles of one name stay apart
+        ("profile_id", lambda row: id_value(row.result.profile.ids, row.result.site) if row.result.profile else None),
+        ("page_url", lambda row: row.result.url),
     ]
 
 

@@ -165,11 +165,9 @@ def account(summary: Summary, rerun: str) -> list[str]:
 
 def export_store(args: argparse.Namespace) -> int:
     """Write the store's profiles (each one's latest complete record) or its citation history as
-    JSON Lines. The store is opened read-only; one that is not a store, or is damaged, is one line."""
-    import json
-
+    JSON Lines, CSV or Parquet. The store is opened read-only; one that is not a store, or is damaged,
+    is one line."""
     from .errors import StoreError
-    from .output import open_output
     from .store import Store, is_database_url
 
     if not (is_database_url(args.store) or Path(args.store).is_file()):
@@ -181,13 +179,7 @@ def export_store(args: argparse.Namespace) -> int:
         print(f"pubharvest store: {error}", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        with open_output("jsonl", args.output) as out:
-            if args.citations:
-                for row in store.citation_history():
-                    out.stream.write(json.dumps(row) + "\n")
-            else:
-                for result in store.profiles():
-                    out.write(result)
+        _export(store, args)
     except StoreError as error:
         print(f"pubharvest store: {args.store}: {error}", file=sys.stderr)
         return ExitCode.FAILED
@@ -197,6 +189,30 @@ def export_store(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return ExitCode.OK
+
+
+def _export(store: Store, args: argparse.Namespace) -> None:
+    """Write what ``store export`` asks of ``store``: its profiles or its citation history, as JSON
+    Lines, CSV (a table of the profiles, or the history) or Parquet files."""
+    from .output import WRITERS, open_output
+    from .tables import HISTORY_WRITERS, history_columns, table_writers
+
+    if args.format == "parquet":
+        from .dataframes import frame_of, write_parquet, write_results_parquet
+
+        if args.citations:
+            write_parquet(args.output, {"citation_history": frame_of(history_columns(), store.citation_history())})
+        else:
+            write_results_parquet(args.output, store.profiles())
+        return
+    if args.citations:
+        with open_output(args.format, args.output, HISTORY_WRITERS) as out:
+            for row in store.citation_history():
+                out.write(row)
+        return
+    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
+        for result in store.profiles():
+            out.write(result)
 
 
 def _open_store(path: Path | str) -> Store:

@@ -74,6 +74,8 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)""",
 )
 SCHEMA_VERSION = "2"
+# The columns of ``Store.citation_history``, in order.
+HISTORY_KEYS = ("site", "publication_id", "run_id", "taken_at", "citations", "title", "profile_id", "profile_name")
 # The tables a store of any version has: a file without them is not a pubharvest store.
 STORE_TABLES = frozenset({"profiles", "publications", "profile_publications"})
 # A store of schema 1 kept one listing per profile (its last run's): it becomes that run's history.
@@ -331,12 +333,21 @@ class Store:
             yield result
 
     def citation_history(self) -> list[dict[str, Any]]:
-        """One row per publication per run: ``{site, publication_id, run_id, taken_at, citations}``."""
+        """One row per publication per run and profile listing it in that run: ``{site, publication_id,
+        run_id, taken_at, citations, title, profile_id, profile_name}`` (the profile as the run listed it;
+        an older store without run listings: the profile listing it now)."""
+        if "run_publications" in self.tables:
+            listed = "run_publications l ON l.run_id = s.run_id AND "
+        else:  # a schema 1 store opened read-only
+            listed = "profile_publications l ON "
         rows = _Sql(self.connection, self.dialect).execute(
-            "SELECT site, publication_id, run_id, taken_at, citations FROM citation_snapshots "
-            "ORDER BY site, publication_id, taken_at, run_id")
-        keys = ("site", "publication_id", "run_id", "taken_at", "citations")
-        return [dict(zip(keys, row)) for row in rows.fetchall()]
+            "SELECT s.site, s.publication_id, s.run_id, s.taken_at, s.citations, u.title, l.profile_id, p.name "
+            "FROM citation_snapshots s "
+            "LEFT JOIN publications u ON u.site = s.site AND u.publication_id = s.publication_id "
+            f"LEFT JOIN {listed}l.site = s.site AND l.publication_id = s.publication_id "
+            "LEFT JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id "
+            "ORDER BY s.site, s.publication_id, s.taken_at, s.run_id, l.profile_id")
+        return [dict(zip(HISTORY_KEYS, row)) for row in rows.fetchall()]
 
     def listings(self, site: str, profile_id: str) -> list[tuple[str, bool, list[str]]]:
         """A profile's history: ``(run id, complete, publication ids in page order)`` per run, oldest first."""

@@ -481,7 +481,7 @@ class CrawlEngine(Engine):
         stats = crawler.stats.get_stats()
         summary.requests = spider.sent  # Scrapy's own count includes requests the gate refused before sending
         summary.retries = stats.get("retry/count", 0)
-        summary.blocked = dict(self.blocks.hosts)
+        summary.blocked = self.blocks.known()
         summary.interrupted = spider.close_reason == "shutdown"
         summary.wall_seconds = time.perf_counter() - started
         self.leave_pending(self.unsettled(), "interrupted" if summary.interrupted else "unfinished")

@@ -120,6 +120,10 @@ class Blocks:
     def reason(self, host: str) -> str | None:
         return self.hosts.get(host)
 
+    def known(self) -> dict[str, str]:
+        """Every host that blocked the job, with its reason (for the run's summary)."""
+        return dict(self.hosts)
+
     def block(self, host: str, reason: str) -> bool:
         """Record the block; True when it is news."""
         if host in self.hosts:

@@ -62,7 +62,7 @@ class Runner(Engine):
             if self.archive is not None:
                 self.archive.close()
             stats = self.fetcher.stats
-            self.summary.blocked = dict(self.blocks.hosts)
+            self.summary.blocked = self.blocks.known()
             self.summary.requests, self.summary.retries = stats.requests, stats.retries
             self.summary.fetch_seconds = stats.fetch_seconds
             self.summary.wall_seconds = time.perf_counter() - started

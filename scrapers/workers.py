@@ -260,6 +260,12 @@ class SharedBlocks(Blocks):
                 self.hosts[host] = _text(shared)
         return self.hosts.get(host)
 
+    def known(self) -> dict[str, str]:
+        """Every host any worker saw block the job: a worker whose queue another emptied after a
+        block never asked about that host itself, yet its unfinished targets are pending for it."""
+        shared = self.coordinator.server.hgetall(self.coordinator.key("blocked"))
+        return {_text(host): _text(reason) for host, reason in shared.items()} | self.hosts
+
     def block(self, host: str, reason: str) -> bool:
         self.coordinator.server.hsetnx(self.coordinator.key("blocked"), host, reason)
         return super().block(host, reason)

@@ -18,7 +18,9 @@ from conftest import ROOT
 
 import pubharvest
 
-NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis"}
+NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis",
+         "pubharvest.dataframes": "pandas"}
+EXTRAS = {"pandas": "pandas"}  # the extra that brings a package (else scrapy)
 
 
 def module_names() -> list[str]:
@@ -33,7 +35,7 @@ def module_names() -> list[str]:
 def test_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     extra = NEEDS.get(name)
     if extra and importlib.util.find_spec(extra) is None:
-        pytest.skip(f"{name} needs the {extra!r} package (pip install 'pubharvest[scrapy]')")
+        pytest.skip(f"{name} needs the {extra!r} package (pip install 'pubharvest[{EXTRAS.get(extra, 'scrapy')}]')")
     monkeypatch.chdir(ROOT)  # doctests read fixtures by their path from the repository's root
     module = importlib.import_module(name)
     out = io.StringIO()

@@ -280,7 +280,7 @@ def test_csv_headers_are_the_columns_they_always_were() -> None:
     MergedCsvWriter(stream).write(MergeResult())
     assert stream.getvalue().splitlines() == [
         "site,page,profile_name,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations,"
-        "scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,url,publisher,flags",
+        "scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,url,publisher,flags,profile_id,page_url",
         "key,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations_max,citations_scholar,"
         "citations_msr,citations_elamur,sites,matched_by,arxiv,doi,isbn,report_number,patent_number,url,publisher",
     ]

@@ -223,3 +223,17 @@ def test_two_workers_exit_within_a_second_of_the_last_target_each_writing_a_segm
         sorted(json.dumps(r, sort_keys=True) for r in written), "the segments together give the job's records"
     assert main(["parse", "-f", "jsonl", str(tmp_path / "out-*.warc.gz")]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(targets())
+
+
+def test_a_block_seen_by_another_worker_is_in_this_workers_summary(tmp_path: Path, site: SlowSite,
+                                                                    redis_url: str, postgres_url: str) -> None:
+    # A worker whose queue the other emptied after a CAPTCHA never asks about the host itself; its
+    # unfinished targets are pending because of that block, so its exit is "blocked", not "failed".
+    from pubharvest.scrapers.job import load_job
+    from pubharvest.scrapers.workers import Coordinator, SharedBlocks
+
+    job = load_job(shared_job(tmp_path, site, postgres_url))
+    seen, other = (SharedBlocks(Coordinator.connect(redis_url, job)) for _ in range(2))
+    assert other.known() == {}
+    seen.block("127.0.0.1", "a CAPTCHA page")
+    assert other.known() == {"127.0.0.1": "a CAPTCHA page"}

@@ -1,0 +1,384 @@
+"""The records as flat tables: which tables there are, their columns, the kind of each column, and
+the rows of one page result (or one merge). Plain Python, no pandas: the CSV writer of
+``--table`` reads these as they are, and ``pubharvest.dataframes`` makes DataFrames and Parquet of
+them with the dtypes the kinds name.
+
+>>> from pubharvest.parsers.records import Coauthor, PageResult, Profile, Ids
+>>> page = PageResult(site="elamur", page="profile", profile=Profile(name="Ada", ids=Ids(elamur="ada"),
+...     coauthors=[Coauthor(name="Bo", papers=3)]))
+>>> table = TABLES["coauthors"]
+>>> [(c.name, c.cell(row)) for row in table.rows(page) for c in table.columns][:6]
+[('site', 'elamur'), ('profile_id', 'ada'), ('profile_name', 'Ada'), ('position', 1), ('name', 'Bo'), \
+('affiliation', None)]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import attrgetter, itemgetter
+from typing import Any, Literal, NamedTuple, get_args
+
+import msgspec
+
+from pubharvest.parsers.records import (
+    Coauthor,
+    Ids,
+    Metrics,
+    PageKind,
+    PageResult,
+    Profile,
+    Publication,
+    PublicationIds,
+    YearCitations,
+)
+
+from .identifiers import id_value, registered_sites, string_kinds
+from .merge import MergeResult, Paper, SourceRecord
+from .output import CsvWriter, MergedCsvWriter, _CsvTable, _Writer
+from .store import HISTORY_KEYS
+
+__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "columns_of",
+           "history_columns", "csv_cells", "TableCsvWriter", "csv_writer", "table_writers",
+           "HISTORY_WRITERS"]
+
+# What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
+Kind = Literal["string", "int", "bool", "category", "strings", "ints"]
+KINDS: tuple[str, ...] = get_args(Kind)
+Result = PageResult | MergeResult
+
+
+class Column(NamedTuple):
+    """One column: its name, its kind, how to get its cell from a row, and (categories) the values it
+    may take, when they are known beforehand."""
+
+    name: str
+    kind: Kind
+    cell: Callable[[Any], Any]
+    categories: Callable[[], tuple[str, ...]] | None = None
+
+
+class Table(NamedTuple):
+    """A table: its columns (``columns()``, read on each call, as the registry names some) and the rows
+    one page result or merge gives (``rows``; none from the other kind of result)."""
+
+    make_columns: Callable[[], list[Column]]
+    rows: Callable[[Result], Iterable[Any]]
+
+    @property
+    def columns(self) -> list[Column]:
+        return self.make_columns()
+
+
+# --- what a row is made of ---------------------------------------------------------------------------
+
+class PubRow(NamedTuple):
+    result: PageResult
+    position: int  # 1-based, page order
+    pub: Publication
+
+
+class CoauthorRow(NamedTuple):
+    result: PageResult
+    position: int
+    coauthor: Coauthor
+
+
+class YearRow(NamedTuple):
+    """One bar of a histogram: the profile's (``pub`` None) or one publication's."""
+
+    result: PageResult
+    position: int | None
+    pub: Publication | None
+    bar: YearCitations
+
+
+class SourceRow(NamedTuple):
+    paper: Paper
+    at: int  # 0-based: what ``Match.sources`` count in
+    source: SourceRecord
+
+
+def profile_id(result: PageResult) -> str | None:
+    """The profile's id on its site, or None (a page without a profile, or a profile without an id)."""
+    return id_value(result.profile.ids, result.site) if result.profile else None
+
+
+def _profile_name(result: PageResult) -> str | None:
+    return result.profile.name if result.profile else None
+
+
+def _pub_rows(result: Result) -> Iterator[PubRow]:
+    if isinstance(result, PageResult):
+        yield from (PubRow(result, i, pub) for i, pub in enumerate(result.publications, 1))
+
+
+def _profile_rows(result: Result) -> Iterator[PageResult]:
+    yield from (page for page, _ in _with_profile(result))
+
+
+def _with_profile(result: Result) -> Iterator[tuple[PageResult, Profile]]:
+    if isinstance(result, PageResult) and result.profile is not None:
+        yield result, result.profile
+
+
+def _coauthor_rows(result: Result) -> Iterator[CoauthorRow]:
+    for page, profile in _with_profile(result):
+        yield from (CoauthorRow(page, i, c) for i, c in enumerate(profile.coauthors, 1))
+
+
+def _year_rows(result: Result) -> Iterator[YearRow]:
+    for page, profile in _with_profile(result):
+        yield from (YearRow(page, None, None, bar) for bar in profile.citations_by_year)
+    for row in _pub_rows(result):
+        # Publication.citations_by_year is being added to the record model: read it when it is there
+        bars = getattr(row.pub, "citations_by_year", [])
+        yield from (YearRow(row.result, row.position, row.pub, bar) for bar in bars)
+
+
+def _papers(result: Result) -> Iterator[Paper]:
+    if isinstance(result, MergeResult):
+        yield from result.papers
+
+
+def _source_rows(result: Result) -> Iterator[SourceRow]:
+    for paper in _papers(result):
+        yield from (SourceRow(paper, i, source) for i, source in enumerate(paper.sources))
+
+
+# --- columns -----------------------------------------------------------------------------------------
+
+def _page_kinds() -> tuple[str, ...]:
+    return get_args(PageKind)
+
+
+def _of(path: Callable[[Any], Any], columns: Iterable[Column]) -> list[Column]:
+    """``columns`` of a part of the row (``path(row)``) as columns of the row."""
+    return [column._replace(cell=_composed(column.cell, path)) for column in columns]
+
+
+def _prefixed(prefix: str, columns: Iterable[Column]) -> list[Column]:
+    return [column._replace(name=prefix + column.name) for column in columns]
+
+
+def _composed(cell: Callable[[Any], Any], path: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda row: cell(path(row))
+
+
+def _fields(kind: Kind, *names: str) -> list[Column]:
+    """Columns that are attributes of the same name and kind."""
+    return [Column(name, kind, attrgetter(name)) for name in names]
+
+
+def _id_columns(ids_type: type[msgspec.Struct]) -> list[Column]:
+    """One column per identifier kind ``ids_type`` holds one of, a site's own as ``<site>_id`` (as in
+    the publications CSV), then its lists (Scholar's clusters)."""
+    sites = registered_sites()
+    strings = [Column(f"{kind}_id" if kind in sites else kind, "string", _id_cell(kind))
+               for kind in string_kinds(ids_type)]
+    lists = [Column(f.name, "strings", attrgetter(f.name)) for f in msgspec.structs.fields(ids_type)
+             if f.type == list[str]]
+    return strings + lists
+
+
+def _id_cell(kind: str) -> Callable[[Any], str | None]:
+    return lambda ids: id_value(ids, kind)
+
+
+def _of_page() -> list[Column]:
+    """Whose row it is: the page's site and its profile (every page table starts with these)."""
+    return [Column("site", "category", attrgetter("site"), registered_sites),
+            Column("profile_id", "string", profile_id), Column("profile_name", "string", _profile_name)]
+
+
+def _bibliographic() -> list[Column]:
+    """The fields a ``Publication``, a merged ``Paper`` and a ``SourceRecord`` share."""
+    return [*_fields("string", "title"), *_fields("strings", "authors"), *_fields("bool", "authors_truncated"),
+            *_fields("string", "venue"), *_fields("bool", "venue_truncated"), *_fields("int", "year"),
+            *_fields("string", "date"), *_fields("category", "type")]
+
+
+def _metric_columns() -> list[Column]:
+    return [Column(f.name, "int", attrgetter(f.name)) for f in msgspec.structs.fields(Metrics)]
+
+
+def _optional(path: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
+    """The attribute ``name`` of ``path(row)``, None when that is None."""
+    return lambda row: None if (part := path(row)) is None else getattr(part, name)
+
+
+def profile_columns() -> list[Column]:
+    """One row per page result with a profile: who, where, every metric, how much the page lists."""
+    profile = attrgetter("profile")
+    access = _composed(attrgetter("public_access"), profile)
+    return [
+        *_of_page(), Column("page", "category", attrgetter("page"), _page_kinds),
+        Column("page_url", "string", attrgetter("url")),
+        *_of(profile, [*_fields("string", "url", "position", "affiliation", "email_domain", "homepage",
+                                "photo_url"), *_fields("strings", "interests", "venues"),
+                       *_fields("string", "updated", "snapshot_date")]),
+        *_of(_composed(attrgetter("metrics"), profile), _metric_columns()),
+        Column("public_access_available", "int", _optional(access, "available")),
+        Column("public_access_not_available", "int", _optional(access, "not_available")),
+        *_of(_composed(attrgetter("ids"), profile), _id_columns(Ids)),
+        Column("publications", "int", lambda page: len(page.publications)),
+        Column("coauthors", "int", lambda page: len(page.profile.coauthors)),
+        Column("warnings", "strings", lambda page: [w.code for w in page.warnings]),
+        Column("run", "string", _optional(attrgetter("source"), "run")),
+        Column("fetched_at", "string", _optional(attrgetter("source"), "fetched_at")),
+    ]
+
+
+def publication_columns() -> list[Column]:
+    """One row per publication: its page's site and profile, the publication, its ids flattened."""
+    facets = attrgetter("facets")
+    return [
+        *_of(attrgetter("result"), [*_of_page(), Column("page", "category", attrgetter("page"), _page_kinds),
+                                    Column("page_url", "string", attrgetter("url"))]),
+        *_fields("int", "position"),
+        *_of(attrgetter("pub"), [
+            *_bibliographic(), *_fields("int", "citations"), *_of(attrgetter("ids"), _id_columns(PublicationIds)),
+            *_fields("string", "url", "publisher", "summary"),
+            *_prefixed("facet_", _of(facets, [*_fields("ints", "years"),
+                                              *_fields("strings", "research_areas", "types")])),
+            *_fields("strings", "flags"),
+        ]),
+    ]
+
+
+def citation_columns() -> list[Column]:
+    """One row per histogram bar: the profile's (``scope`` profile) and, where the page gives them, each
+    publication's (``scope`` publication, with its position, id and title)."""
+    pub = attrgetter("pub")
+    return [
+        *_of(attrgetter("result"), _of_page()),
+        Column("scope", "category", lambda row: "profile" if row.pub is None else "publication",
+               lambda: ("profile", "publication")),
+        *_fields("int", "position"),
+        Column("publication_id", "string", lambda row: row.pub and id_value(row.pub.ids, row.result.site)),
+        Column("title", "string", _optional(pub, "title")),
+        *_of(attrgetter("bar"), _fields("int", "year", "citations")),
+    ]
+
+
+def coauthor_columns() -> list[Column]:
+    return [
+        *_of(attrgetter("result"), _of_page()), *_fields("int", "position"),
+        *_of(attrgetter("coauthor"), [*_fields("string", "name", "affiliation", "email_domain"),
+                                      *_of(attrgetter("ids"), _id_columns(Ids)), *_fields("int", "papers"),
+                                      *_fields("string", "url")]),
+    ]
+
+
+def paper_columns() -> list[Column]:
+    """One row per merged paper: the merged fields, each site's count, how its sources matched."""
+    from .output import site_citations
+
+    return [
+        *_fields("string", "key"), *_bibliographic(), *_fields("int", "citations_max", "citations_latest"),
+        *(Column(f"citations_{site}", "int", _site_count(site, site_citations)) for site in registered_sites()),
+        Column("sites", "strings", lambda paper: list(dict.fromkeys(s.site for s in paper.sources))),
+        Column("sources", "int", lambda paper: len(paper.sources)),
+        Column("matched_by", "strings", lambda paper: sorted({m.reason for m in paper.matched_by})),
+        *_of(attrgetter("ids"), _id_columns(PublicationIds)), *_fields("string", "url", "publisher"),
+    ]
+
+
+def _site_count(site: str, count: Callable[[Paper, str], int | None]) -> Callable[[Paper], int | None]:
+    return lambda paper: count(paper, site)
+
+
+def paper_source_columns() -> list[Column]:
+    """One row per source of a merged paper: the paper's key beside what that source said."""
+    source = attrgetter("source")
+    return [
+        Column("key", "string", lambda row: row.paper.key), Column("source", "int", attrgetter("at")),
+        *_of(source, [Column("site", "category", attrgetter("site"), registered_sites),
+                      *_fields("string", "input", "page_url"), *_fields("int", "citations"), *_bibliographic(),
+                      Column("publication_id", "string", lambda s: id_value(s.ids, s.site)),
+                      *_fields("strings", "flags"), *_fields("string", "run", "fetched_at")]),
+    ]
+
+
+TABLES: dict[str, Table] = {
+    "profiles": Table(profile_columns, _profile_rows),
+    "publications": Table(publication_columns, _pub_rows),
+    "citations_by_year": Table(citation_columns, _year_rows),
+    "coauthors": Table(coauthor_columns, _coauthor_rows),
+    "papers": Table(paper_columns, _papers),
+    "paper_sources": Table(paper_source_columns, _source_rows),
+}
+PAGE_TABLES = ("profiles", "publications", "citations_by_year", "coauthors")
+MERGED_TABLES = ("papers", "paper_sources")
+# The names ``--table`` takes, and the table each names.
+CLI_TABLES = {"profiles": "profiles", "publications": "publications", "citations": "citations_by_year",
+              "coauthors": "coauthors", "papers": "papers", "paper_sources": "paper_sources"}
+
+
+def history_columns() -> list[Column]:
+    """The columns of a store's citation history (``Store.citation_history``, rows as dicts)."""
+    kinds: dict[str, Kind] = {"site": "category", "citations": "int"}
+    return [Column(key, kinds.get(key, "string"), itemgetter(key), registered_sites if key == "site" else None)
+            for key in HISTORY_KEYS]
+
+
+def columns_of(name: str) -> list[Column]:
+    """The columns of a table of ``TABLES``, or of ``citation_history``."""
+    return history_columns() if name == "citation_history" else TABLES[name].columns
+
+
+# --- CSV -----------------------------------------------------------------------------------------------
+
+def csv_cells(columns: Iterable[Column]) -> list[tuple[str, Callable[[Any], Any]]]:
+    """The CSV columns ``(header, cell)`` of ``columns``: a list is one cell, its items joined by ``; ``."""
+    return [(c.name, _joined(c.cell) if c.kind in ("strings", "ints") else c.cell) for c in columns]
+
+
+def _joined(cell: Callable[[Any], Any]) -> Callable[[Any], str]:
+    return lambda row: "; ".join(map(str, cell(row)))
+
+
+class TableCsvWriter(_CsvTable):
+    """One CSV row per row of the table named ``table`` (a class attribute: see ``csv_writer``)."""
+
+    table = "profiles"
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream, csv_cells(TABLES[self.table].columns))
+
+    def write(self, result: Result) -> None:
+        for row in TABLES[self.table].rows(result):
+            self.write_row(row)
+
+
+def csv_writer(name: str) -> type[TableCsvWriter]:
+    """The writer class of the CSV of table ``name``, for ``output.open_output``."""
+    return type(f"{name.title().replace('_', '')}CsvWriter", (TableCsvWriter,), {"table": name})
+
+
+def table_writers(table: str | None, writers: Mapping[str, type[_Writer]], default: str) -> dict[str, type[_Writer]]:
+    """``writers`` (``output.WRITERS`` or ``MERGED_WRITERS``) with, for ``csv``, the writer of ``--table``
+    (``default`` when None; the publications and papers tables are the CSVs they always were)."""
+    usual: dict[str, type[_Writer]] = {"publications": CsvWriter, "papers": MergedCsvWriter}
+    name = table or default
+    return {**writers, "csv": usual.get(name) or csv_writer(CLI_TABLES[name])}
+
+
+class HistoryJsonLinesWriter(_Writer):
+    """One row of a store's citation history per line."""
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+class HistoryCsvWriter(_CsvTable):
+    """One CSV row per row of a store's citation history."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream, csv_cells(history_columns()))
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.write_row(row)
+
+
+HISTORY_WRITERS: dict[str, type[_Writer]] = {"jsonl": HistoryJsonLinesWriter, "csv": HistoryCsvWriter}
