@@ -273,15 +273,15 @@ def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None
     none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
     found, unreadable, incomplete = [], [], []
     number = 0
-    for article in sel.xpath("//article"):
-        listed = _in_accordion(article.root)
+    for article in sel.root.iter("article"):
+        listed, group = _placement(article, groups)
         number += listed
-        pub = _listed_article(article, url, groups)
+        pub = _listed_article(article, url, groups[group] if group else None)
         if pub is None:
             unreadable += [number] if listed else []
             continue
         found.append(pub)
-        if listed and (pub.flags.count(_UNREAD) or not _in_group(article, groups)):
+        if listed and (pub.flags.count(_UNREAD) or not group):
             incomplete.append(number)
         _drop_flag(pub)
     check_listings(result, "the accordions", number, unreadable,
@@ -306,8 +306,16 @@ def _in_accordion(element: Any) -> bool:
                for node in element.iterancestors())
 
 
-def _in_group(article: Selector, groups: dict[str, tuple[str | None, str | int]]) -> bool:
-    return any(node.get("id") in groups for node in article.root.iterancestors())
+def _placement(article: Any, groups: dict[str, tuple[str | None, str | int]]) -> tuple[bool, str | None]:
+    """Whether an ``<article>`` sits in an accordion (``_in_accordion``), and the id of the group
+    body it sits in (None outside any): one walk up its ancestors for both."""
+    listed, group = False, None
+    for node in article.iterancestors():
+        if group is None and (ident := node.get("id")) in groups:
+            group = ident
+        if node.tag == "ul" and "accordion" in (node.get("class") or "").split():
+            listed = True
+    return listed, group
 
 
 def _check_groupings(result: PageResult) -> None:
@@ -335,16 +343,14 @@ def _person(sel: Selector, url: str | None) -> Profile:
     )
 
 
-def _listed_article(article: Selector, base: str | None,
-                    groups: dict[str, tuple[str | None, str | int]]) -> Publication | None:
-    """One ``<article>`` listing, with the facet of the accordion group it sits in (none for the
-    featured item); None for an article that is not a publication item."""
+def _listed_article(article: Any, base: str | None, group: tuple[str | None, str | int] | None) -> Publication | None:
+    """One ``<article>`` listing (an lxml element), with the facet and label of the accordion group
+    it sits in (none for the featured item); None for an article that is not a publication item."""
     pub = _article(article, base)
     if pub is None:
         return None
-    group = next((node.get("id") for node in article.root.iterancestors() if node.get("id") in groups), None)
     if group:
-        facet, label = groups[group]
+        facet, label = group
         if facet == "types":
             pub.type = _csl_type(str(label))
         if facet:
@@ -352,8 +358,7 @@ def _listed_article(article: Selector, base: str | None,
     return pub
 
 
-def _article(article: Selector, base: str | None) -> Publication | None:
-    root = article.root
+def _article(root: Any, base: str | None) -> Publication | None:
     link = _title_links(root)[:1]
     title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
     if not title:
@@ -363,14 +368,14 @@ def _article(article: Selector, base: str | None) -> Publication | None:
     pub.ids.msr = slug.group(1) if slug else None
     if link and not slug:
         pub.flags.append(_UNREAD)  # a title link that is no publication link
-    return pub if _read_card(article, pub) else None
+    return pub if _read_card(root, pub) else None
 
 
-def _read_card(card: Selector, pub: Publication) -> bool:
-    """Authors and detail lines of a listing card (``p.content-excerpt__people`` and the other
-    ``p``s); False when the card has no authors line, so is not a publication item."""
+def _read_card(card: Any, pub: Publication) -> bool:
+    """Authors and detail lines of a listing card (an lxml element: ``p.content-excerpt__people`` and
+    the other ``p``s); False when the card has no authors line, so is not a publication item."""
     found = False
-    for line in card.root.iter("p"):
+    for line in card.iter("p"):
         if "content-excerpt__people" in (line.get("class") or ""):
             pub.authors, pub.authors_truncated = split_names(_element_text(line))
             found = True
@@ -656,7 +661,7 @@ def _post(post: Any) -> Publication | None:
     slug = _PUBLICATION.search(pub.url or "")
     pub.ids.msr = slug.group(1) if slug else None
     if isinstance(post.get("markup"), str) and post["markup"].strip():
-        _read_card(html_selector(post["markup"]), pub)
+        _read_card(html_selector(post["markup"]).root, pub)
     meta = data.get("meta") or {}  # an empty dict arrives as [] (PHP)
     terms = data.get("terms") or {}
     pub.date = _iso_date(_meta_value(meta, "msr_published_date")) or pub.date

@@ -27,6 +27,7 @@ _ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)"
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
+_NOT_WORD = re.compile(r"[\W_]+")
 _LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
 
 
@@ -177,4 +178,4 @@ def absolute_url(href: str | None, base: str) -> str | None:
 
 def title_key(title: str | None) -> str:
     """A normalised title for matching: lower case, letters and digits only."""
-    return re.sub(r"[\W_]+", "", strip_braces(clean(title)).casefold())
+    return _NOT_WORD.sub("", strip_braces(clean(title)).casefold())

@@ -21,6 +21,7 @@ with inner capitals braced so that styles keep their case.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -49,6 +50,8 @@ _SPECIAL = {
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 # TeX ligatures a title can hold by accident: `` '' -- --- << >> !` ?` (quotes, dashes, guillemets)
+# Any character ``escape`` changes or breaks a ligature at: text without one is written as it is.
+_NEEDS_ESCAPE = re.compile(r"[\\{}$&%#_~^`'<>-]")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
 # punctuation that ends it: styles must keep its case.
@@ -64,6 +67,8 @@ def escape(text: str) -> str:
     >>> escape("``Zur'' 1--2")
     "`{}`Zur'{}' 1-{}-2"
     """
+    if not _NEEDS_ESCAPE.search(text):
+        return text
     return _LIGATURE.sub("{}", _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text))
 
 
@@ -76,6 +81,7 @@ def protect_case(text: str) -> str:
     return _CASED_WORD.sub(lambda m: "{" + m.group() + "}", escape(text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # names repeat on every paper of a profile
 def bibtex_name(name: str) -> str:
     """One author in BibTeX's ``von Last, Jr, First`` form; a group in braces, as one name.
 

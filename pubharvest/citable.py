@@ -10,6 +10,7 @@ VenueParts(container='ACM SIGARCH Computer Architecture News', volume='45', issu
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple, TypeAlias
 
@@ -58,6 +59,12 @@ class VenueParts(NamedTuple):
     pages: str | None = None
 
 
+# Venues repeat across papers: what a venue says is worked out once per venue (a cache of pure
+# functions of the venue string), which keeps large exports and merges cheap.
+_VENUE_CACHE = 1 << 16
+
+
+@functools.lru_cache(maxsize=_VENUE_CACHE)
 def venue_parts(venue: str | None) -> VenueParts:
     """The container title, volume, issue and pages in a venue as Scholar writes it."""
     if not venue:
@@ -85,16 +92,24 @@ def csl_type(pub: Citable) -> str | None:
         return pub.type
     if pub.ids.patent_number:
         return "patent"
-    if pub.ids.report_number or (pub.venue and _REPORT.search(pub.venue)):
+    if pub.ids.report_number:
         return "report"
     if not pub.venue:
         return PREPRINT if pub.ids.arxiv else None
-    if _PREPRINT_VENUE.search(pub.venue):
+    return venue_type(pub.venue)
+
+
+@functools.lru_cache(maxsize=_VENUE_CACHE)
+def venue_type(venue: str) -> str | None:
+    """The CSL type a venue makes certain (a report number, a preprint server, a conference, a
+    journal or a volume), else None."""
+    if _REPORT.search(venue):
+        return "report"
+    if _PREPRINT_VENUE.search(venue):
         return PREPRINT
-    if _CONFERENCE.search(pub.venue):
+    if _CONFERENCE.search(venue):
         return "paper-conference"
-    parts = venue_parts(pub.venue)
-    if _JOURNAL.search(pub.venue) or parts.volume:
+    if _JOURNAL.search(venue) or venue_parts(venue).volume:
         return "article-journal"
     return None
 

@@ -132,11 +132,11 @@ def _add_table_option(command: argparse.ArgumentParser, default: str) -> None:
 
 def table_misuse(args: argparse.Namespace) -> str | None:
     """What is wrong with ``--table`` or ``--format parquet`` in ``args``, in one line, or None."""
-    from .tables import CLI_TABLES, MERGED_TABLES
-
     fmt, table = getattr(args, "format", None), getattr(args, "table", None)
     merging = args.command == "merge"
     if table is not None:
+        from .tables import CLI_TABLES, MERGED_TABLES  # only here: it imports the merge and the store
+
         known = [name for name, of in CLI_TABLES.items() if merging or of not in MERGED_TABLES]
         if table not in known:
             return f"unknown table {table!r} (one of {', '.join(known)})"
@@ -301,7 +301,6 @@ class Tally:
 
 def _parse(args: argparse.Namespace) -> int:
     from .output import WRITERS, open_output
-    from .tables import table_writers
 
     tally = Tally(args.strict)
     if args.format == "parquet":
@@ -311,9 +310,19 @@ def _parse(args: argparse.Namespace) -> int:
         _parse_into(args, collected, tally)
         write_results_parquet(args.output, collected)
         return tally.exit_code()
-    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
+    with open_output(args.format, args.output, _writers(args, WRITERS, "publications")) as out:
         _parse_into(args, out, tally)
     return tally.exit_code()
+
+
+def _writers(args: argparse.Namespace, writers: dict[str, Any], default: str) -> dict[str, Any]:
+    """``writers`` with the CSV of ``--table`` (``tables.table_writers``); the tables, which import
+    the merge and the store, are imported only for a CSV, so that `parse -f json` starts fast."""
+    if args.format != "csv":
+        return writers
+    from .tables import table_writers
+
+    return table_writers(args.table, writers, default)
 
 
 def _parse_into(args: argparse.Namespace, out: Any, tally: Tally) -> None:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,12 +29,17 @@ def csl_name(name: str) -> dict[str, str]:
     >>> csl_name("T van de Ven")
     {'family': 'Ven', 'given': 'T.', 'non-dropping-particle': 'van de'}
     """
+    return dict(_name_fields(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # names repeat on every paper of a profile
+def _name_fields(name: str) -> tuple[tuple[str, str], ...]:
     parts = split_name(name)
     if parts.literal is not None:
-        return {"literal": parts.literal}
+        return (("literal", parts.literal),)
     fields = {"family": parts.family, "given": parts.given, "non-dropping-particle": parts.particle,
               "suffix": parts.suffix}
-    return {key: value for key, value in fields.items() if value}
+    return tuple((key, value) for key, value in fields.items() if value)
 
 
 def csl_item(pub: Citable, key: str) -> dict[str, Any]:

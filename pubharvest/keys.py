@@ -53,6 +53,9 @@ class Keys:
 
     def __init__(self) -> None:
         self.used: set[str] = set()
+        # per base key, the suffix number to try first: every smaller one is taken (keys are never
+        # given back), so that n papers sharing a base key cost n steps, not n squared
+        self.next_suffix: dict[str, int] = {}
 
     def key(self, pub: Citable) -> str:
         """A key not handed out before; a merged ``Paper`` keeps the key it carries."""
@@ -60,9 +63,12 @@ class Keys:
             self.used.add(given)
             return given
         base = base_key(pub)
-        key, n = base, 0
-        while key in self.used:
-            key, n = base + _suffix(n), n + 1
+        key, n = base, self.next_suffix.get(base, 0)
+        if n or key in self.used:
+            while (key := base + _suffix(n)) in self.used:
+                n += 1
+            n += 1
+        self.next_suffix[base] = n
         self.used.add(key)
         return key
 

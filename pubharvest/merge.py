@@ -25,8 +25,12 @@ recorded in ``matched_by``; every source keeps what it said in ``sources``.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+import functools
+import gc
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import msgspec
@@ -35,7 +39,7 @@ from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, Pu
 from pubharvest.parsers.text import title_key
 
 from .citable import PREPRINT, Bibliographic, csl_type, is_preprint_venue
-from .identifiers import id_value, registered_sites
+from .identifiers import id_value, id_values, registered_sites
 from .keys import Keys
 from .names import name_key
 
@@ -156,8 +160,23 @@ def merged_json_schema() -> dict[str, Any]:
 def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
     """One record per paper and per person, from ``(input name, page result)`` pairs, in input order;
     of the records a job wrote, only the latest of each source and page (``latest_records``)."""
-    pages = latest_records(list(pages))
-    return MergeResult(profiles=merge_profiles(pages), papers=merge_papers(pages))
+    with paused_gc():
+        pages = latest_records(list(pages))
+        return MergeResult(profiles=merge_profiles(pages), papers=merge_papers(pages))
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Python's cycle collector off within the block: merging makes no cycles, but builds a few
+    objects per source, and with the hundreds of thousands of records already held each collection
+    rescans them all (a third of a large merge's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def latest_records(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[str | None, PageResult]]:
@@ -196,10 +215,11 @@ class _Groups:
     """Union-find over sources, refusing joins across one page or across differing identifiers."""
 
     def __init__(self, sources: Sequence[SourceRecord | ProfileSource], pages: Iterable[int],
-                 id_kinds: Sequence[str], ids_of: Callable[[Any, str], str | None]) -> None:
+                 ids: Iterable[dict[str, str]], id_kinds: Sequence[str]) -> None:
+        """``ids``: each source's identifiers by kind; those of ``id_kinds`` keep groups apart."""
         self.parent = list(range(len(sources)))
         self.pages = [{page} for page in pages]
-        self.ids = [{kind: {v} for kind in id_kinds if (v := ids_of(s, kind))} for s in sources]
+        self.ids = [{kind: {v} for kind in id_kinds if (v := found.get(kind))} for found in ids]
         # profiles have no year: their groups never differ in years
         self.years: list[set[int]] = [{year} if (year := getattr(s, "year", None)) else set() for s in sources]
         self.matches: list[Join] = []
@@ -234,12 +254,16 @@ class _Groups:
         self.matches.append((i, j, reason, value))
         return True
 
-    def groups(self) -> list[list[int]]:
-        """Members of every group, groups in order of their first member."""
+    def groups(self) -> list[tuple[list[int], list[Join]]]:
+        """Members of every group with the joins made inside it (in the order they were made),
+        groups in order of their first member."""
         members: dict[int, list[int]] = {}
         for i in range(len(self.parent)):
             members.setdefault(self.find(i), []).append(i)
-        return sorted(members.values())
+        joins: defaultdict[int, list[Join]] = defaultdict(list)
+        for match in self.matches:
+            joins[self.find(match[0])].append(match)
+        return sorted((group, joins[root]) for root, group in members.items())
 
 
 def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
@@ -250,19 +274,26 @@ def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
         for pub in result.publications:
             sources.append(source_record(name, result, pub))
             page_of.append(index)
-    groups = _Groups(sources, page_of, UNIQUE_ID_KINDS, paper_id)
-    _join_by_ids(groups, sources)
+    ids = [paper_ids(s) for s in sources]
+    groups = _Groups(sources, page_of, ids, UNIQUE_ID_KINDS)
+    _join_by_ids(groups, sources, ids)
     _join_by_titles(groups, sources)
     keys = Keys()
-    return [build_paper([sources[i] for i in members], _matches_within(groups, members), keys)
-            for members in groups.groups()]
+    return [build_paper([sources[i] for i in members], _matches_within(members, joins), keys)
+            for members, joins in groups.groups()]
 
 
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
-    fields = {f: getattr(pub, f) for f in SourceRecord.__struct_fields__ if hasattr(pub, f)}
+    fields = {f: getattr(pub, f) for f in _publication_fields()}
     run, fetched_at = _when(result)
     return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at, **fields)
+
+
+@functools.cache
+def _publication_fields() -> tuple[str, ...]:
+    """The fields a ``SourceRecord`` takes from its ``Publication``."""
+    return tuple(f for f in SourceRecord.__struct_fields__ if f in Publication.__struct_fields__)
 
 
 def _when(result: PageResult) -> tuple[str | None, str | None]:
@@ -278,19 +309,27 @@ def paper_id(source: SourceRecord, kind: str) -> str | None:
     '9781467388153'
     """
     value = id_value(source.ids, kind)
-    if not value:
-        return None
+    return _normalised_id(kind, value) if value else None
+
+
+def _normalised_id(kind: str, value: str) -> str:
     if kind in ("isbn", "patent_number"):
         return "".join(ch for ch in value.upper() if ch.isalnum())
     # DOIs are case-insensitive by definition; the sites' own ids (Scholar's) are not
     return value.casefold() if kind in ("doi", "arxiv", "report_number") else value
 
 
-def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
-    """Sources with an identifier in common, kind by kind (``paper_id_kinds()``)."""
+def paper_ids(source: SourceRecord) -> dict[str, str]:
+    """``source``'s identifiers of every kind papers join on (``paper_id_kinds()``), normalised."""
+    return {kind: _normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
+
+
+def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord], ids: Sequence[dict[str, str]]) -> None:
+    """Sources with an identifier in common, kind by kind (``paper_id_kinds()``); ``ids`` are each
+    source's ``paper_ids``."""
     for kind in paper_id_kinds():
         agree = (lambda i, j: _titles_agree(sources[i], sources[j])) if kind == "isbn" else None
-        _join_equal(groups, [(i, paper_id(s, kind)) for i, s in enumerate(sources)], kind, agree)
+        _join_equal(groups, [(i, value) for i, found in enumerate(ids) if (value := found.get(kind))], kind, agree)
 
 
 def _join_equal(groups: _Groups, values: Iterable[tuple[int, Any]], reason: str,
@@ -312,23 +351,49 @@ def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
     """Equal titles a year apart at most, then cut titles with the titles they begin."""
     keys = [title_key(s.title) if _title_usable(s) else "" for s in sources]
     _join_equal_titles(groups, keys)
+    ordered = sorted((key, j) for j, key in enumerate(keys) if key)
+    sorted_keys = [key for key, _ in ordered]
     for i, source in enumerate(sources):
         if keys[i] and len(keys[i]) >= _MIN_PREFIX_KEY and (source.title or "").endswith(_CUT_TITLE):
-            for j, other in enumerate(keys):
-                if j != i and len(other) > len(keys[i]) and other.startswith(keys[i]):
-                    groups.join(j, i, "title_prefix", keys[i], same_page_ok=False, max_year_gap=1)
+            for j in _longer_with_prefix(keys[i], sorted_keys, ordered):
+                groups.join(j, i, "title_prefix", keys[i], same_page_ok=False, max_year_gap=1)
+
+
+def _longer_with_prefix(prefix: str, sorted_keys: list[str], ordered: list[tuple[str, int]]) -> list[int]:
+    """The sources (in input order) whose key is longer than ``prefix`` and begins with it: the keys
+    that begin with it are one run of the sorted keys, found by bisection."""
+    found = []
+    for at in range(bisect_left(sorted_keys, prefix), len(sorted_keys)):
+        key, j = ordered[at]
+        if not key.startswith(prefix):
+            break
+        if len(key) > len(prefix):
+            found.append(j)
+    return sorted(found)
 
 
 def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
-    """Join each source to the first earlier one with the same title key that it may join."""
+    """Join each source to the first earlier one with the same title key that it may join.
+
+    A key's list keeps one source per group, its earliest: a later member of a group that refused
+    the join would refuse it too, so scanning it again is wasted (and quadratic in a common title)."""
     seen: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         if not key:
             continue
-        for j in seen.get(key, []):
+        earlier, roots, kept = seen.get(key, []), set(), []
+        for at, j in enumerate(earlier):
+            root = groups.find(j)
+            if root in roots:
+                continue
+            roots.add(root)
+            kept.append(j)
             if groups.join(j, i, "title_year", key, same_page_ok=False, max_year_gap=1):
+                kept += earlier[at + 1:]
                 break
-        seen.setdefault(key, []).append(i)
+        else:
+            kept.append(i)
+        seen[key] = kept
 
 
 def _title_usable(source: SourceRecord) -> bool:
@@ -336,11 +401,10 @@ def _title_usable(source: SourceRecord) -> bool:
     return bool(source.title) and "title_looks_like_authors" not in source.flags
 
 
-def _matches_within(groups: _Groups, members: list[int]) -> list[Join]:
+def _matches_within(members: list[int], joins: list[Join]) -> list[Join]:
     """The joins inside one group, with source indexes renumbered within the group."""
     position = {source: n for n, source in enumerate(members)}
-    return [(position[i], position[j], reason, value)
-            for i, j, reason, value in groups.matches if i in position]
+    return [(position[i], position[j], reason, value) for i, j, reason, value in joins]
 
 
 def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) -> Paper:
@@ -386,22 +450,30 @@ def _best_title(sources: list[SourceRecord]) -> str | None:
     def rank(s: SourceRecord) -> tuple:
         title = s.title or ""
         return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
-                not title.isupper(), sum(ch.isupper() for ch in title))
-    return max(sources, key=rank).title
+                not title.isupper(), sum(map(str.isupper, title)))
+    return _best(sources, rank).title
+
+
+_Source = TypeVar("_Source", SourceRecord, ProfileSource)
+
+
+def _best(sources: list[_Source], rank: Callable[[_Source], tuple]) -> _Source:
+    """The source of highest ``rank`` (the first of equals); a lone source, without ranking it."""
+    return sources[0] if len(sources) == 1 else max(sources, key=rank)
 
 
 def _best_authors(sources: list[SourceRecord]) -> SourceRecord:
     """The source with the fullest author list: whole before cut, longer, then full names."""
-    return max(sources, key=lambda s: (bool(s.authors), not s.authors_truncated, len(s.authors),
-                                       sum(map(len, s.authors))))
+    return _best(sources, lambda s: (bool(s.authors), not s.authors_truncated, len(s.authors),
+                                     sum(map(len, s.authors))))
 
 
 def _venue_source(sources: list[SourceRecord]) -> SourceRecord:
     """The source whose venue the record takes: a whole venue before a cut one, a published venue
     before a preprint server, one of known type (stated, or certain from the venue) before one of
     unknown type, then the longer. Its year, type and publisher go with it."""
-    return max(sources, key=lambda s: (bool(s.venue), not s.venue_truncated, not is_preprint_venue(s.venue),
-                                       csl_type(s) is not None, len(s.venue or "")))
+    return _best(sources, lambda s: (bool(s.venue), not s.venue_truncated, not is_preprint_venue(s.venue),
+                                     csl_type(s) is not None, len(s.venue or "")))
 
 
 def _best_date(primary: SourceRecord, sources: list[SourceRecord], year: int | None) -> str | None:
@@ -435,8 +507,10 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     """
     merged = ids_type()
     for ids in all_ids:
-        for kind in ids_type.__struct_fields__:
-            value, have = getattr(ids, kind), getattr(merged, kind)
+        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids)):
+            if not value:
+                continue
+            have = getattr(merged, kind)
             if isinstance(value, list):
                 have += [item for item in value if item not in have]
             elif isinstance(value, dict):
@@ -456,15 +530,16 @@ def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[Merge
     sources = [profile_source(name, result) for _, name, result in found]
     coauthors = [coauthor_keys(result) for _, _, result in found]
     kinds = person_id_kinds()
-    groups = _Groups(sources, range(len(sources)), kinds, lambda s, kind: id_value(s.ids, kind))
+    ids = [{kind: value for kind in kinds if (value := id_value(s.ids, kind))} for s in sources]
+    groups = _Groups(sources, range(len(sources)), ids, kinds)
     for kind in kinds:
         _join_equal(groups, [(i, id_value(s.ids, kind)) for i, s in enumerate(sources)], kind)
-    for i, j in ((i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))):
+    for i, j in _same_name_pairs(sources):
         shared = coauthors[i] & coauthors[j]
-        if _same_name(sources[i], sources[j]) and len(shared) >= MIN_SHARED_COAUTHORS:
+        if len(shared) >= MIN_SHARED_COAUTHORS:
             groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")
-    return [_merged_profile([sources[i] for i in members], _matches_within(groups, members))
-            for members in groups.groups()]
+    return [_merged_profile([sources[i] for i in members], _matches_within(members, joins))
+            for members, joins in groups.groups()]
 
 
 def _identifiable(result: PageResult) -> bool:
@@ -493,10 +568,14 @@ def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:
     return {key for key in map(name_key, names) if key != own and key[1]}
 
 
-def _same_name(a: ProfileSource, b: ProfileSource) -> bool:
-    if not a.name or not b.name:
-        return False
-    return name_key(a.name) == name_key(b.name)
+def _same_name_pairs(sources: Sequence[ProfileSource]) -> list[tuple[int, int]]:
+    """Every pair ``(i, j)``, ``i < j``, of sources whose names have one key, in the order of an
+    all-pairs scan (which decides what joins first), without scanning all pairs."""
+    by_name: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, source in enumerate(sources):
+        if source.name:
+            by_name[name_key(source.name)].append(i)
+    return sorted((i, j) for same in by_name.values() for at, i in enumerate(same) for j in same[at + 1:])
 
 
 def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:

@@ -11,7 +11,6 @@ import abc
 import contextlib
 import csv
 import io
-import json
 import os
 import signal
 import stat
@@ -20,16 +19,17 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds, to_json
 
-from .bibtex import bibtex_entry
-from .citable import Citable
-from .csl import csl_item
 from .identifiers import id_value, registered_sites, string_kinds
-from .keys import Keys
-from .merge import MergeResult, Paper
+
+# The exporters and the merge are imported by the writers that use them, so that `pubharvest parse`
+# of one page in JSON loads none of them (a fifth of its start-up).
+if TYPE_CHECKING:
+    from .citable import Citable
+    from .merge import MergeResult, Paper
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # One CSV column: its header, and how to get its cell from what a row is made of.
@@ -184,6 +184,8 @@ def neutralise(value: Any) -> Any:
 
 def citables(result: PageResult | MergeResult) -> list[Publication] | list[Paper]:
     """The papers of a page result or of a merge: what the BibTeX and CSL-JSON writers export."""
+    from .merge import MergeResult
+
     return result.papers if isinstance(result, MergeResult) else result.publications
 
 
@@ -191,6 +193,8 @@ class _CitationWriter(_Writer):
     """One entry per publication (or merged paper), keys unique across everything it writes."""
 
     def __init__(self, stream: IO[str]) -> None:
+        from .keys import Keys
+
         super().__init__(stream)
         self.keys = Keys()
 
@@ -206,22 +210,41 @@ class _CitationWriter(_Writer):
 class BibtexWriter(_CitationWriter):
     """BibTeX entries, separated by blank lines."""
 
+    def __init__(self, stream: IO[str]) -> None:
+        from .bibtex import bibtex_entry
+
+        super().__init__(stream)
+        self.entry = bibtex_entry
+
     def write_item(self, pub: Citable, key: str) -> None:
-        self.stream.write(bibtex_entry(pub, key) + "\n\n")
+        self.stream.write(self.entry(pub, key) + "\n\n")
 
 
 class CslJsonWriter(_CitationWriter, _JsonArray):
     """A JSON array of CSL-JSON items."""
 
+    def __init__(self, stream: IO[str]) -> None:
+        import json
+
+        from .csl import csl_item
+
+        super().__init__(stream)
+        self.item, self.encode = csl_item, json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' output
+
     def write_item(self, pub: Citable, key: str) -> None:
-        self.append(json.dumps(csl_item(pub, key), ensure_ascii=False))
+        self.append(self.encode(self.item(pub, key)))
 
 
 class MergedJsonWriter(_Writer):
-    """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``."""
+    """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``, the same bytes as
+    ``to_json(merged)`` but written a record at a time, so that the output is never held whole."""
 
     def write(self, merged: MergeResult) -> None:
-        self.stream.write(to_json(merged).decode() + "\n")
+        for n, field in enumerate(type(merged).__struct_fields__):
+            self.stream.write(("{" if n == 0 else "],") + f'"{field}":[')
+            for at, record in enumerate(getattr(merged, field)):
+                self.stream.write(("," if at else "") + to_json(record).decode())
+        self.stream.write("]}\n")
 
 
 class MergedJsonLinesWriter(_Writer):

@@ -239,6 +239,11 @@ class _Sql:
     def execute(self, statement: str, parameters: tuple = ()):
         return self.connection.execute(self.dialect.sql(statement), parameters)
 
+    def executemany(self, statement: str, rows: list[tuple]) -> None:
+        """``statement`` once per row, in order, in one call (sqlite3 and psycopg both batch it)."""
+        if rows:
+            self.connection.cursor().executemany(self.dialect.sql(statement), rows)
+
 
 class Store:
     """A store in SQLite (a path) or PostgreSQL (a ``postgresql://`` URL); ``save`` is one transaction
@@ -291,13 +296,13 @@ class Store:
             db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now))
             db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
-            for position, pub_id, pub in keyed:
-                db.execute(_UPSERT_PUBLICATION, (site, pub_id, pub.title, pub.year, pub.citations,
-                                                 to_json(pub).decode(), run, now))
-                db.execute("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
+            # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
+            db.executemany(_UPSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
+                                                  to_json(pub).decode(), run, now) for _, pub_id, pub in keyed])
+            db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
-                           (site, profile_id, run, pub_id, position))
-                db.execute(_UPSERT_SNAPSHOT, (run, site, pub_id, pub.citations, now))
+                           [(site, profile_id, run, pub_id, position) for position, pub_id, _ in keyed])
+            db.executemany(_UPSERT_SNAPSHOT, [(run, site, pub_id, pub.citations, now) for _, pub_id, pub in keyed])
             if db.execute(_EXPORTED_RUN, (site, profile_id)).fetchone() == (run,):
                 db.execute(_UPSERT_PROFILE, (site, profile_id, name, result.url, profile, run, run, now))
                 db.execute("DELETE FROM profile_publications WHERE site = ? AND profile_id = ?", (site, profile_id))
