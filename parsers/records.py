@@ -156,7 +156,6 @@ class PublicationIds(_Record):
     msr: str | None = None
     elamur: str | None = None
     other: dict[str, str] = {}  # ids on registered sites that have no field of their own, by site name
-    scholar_result: str | None = None  # a Scholar search result's own id (``data-cid``, used by Cite / related:)
 
 
 class Facets(_Record):
@@ -197,6 +196,7 @@ class Publication(_Record):
     # and the count of the "All N versions" link (its cluster is in ``ids.scholar_clusters``)
     result_type: str | None = None
     versions: int | None = None
+    result_id: str | None = None  # the result's own id on a search page (``data-cid``, used by Cite and related:)
 
 
 class PageWarning(_Record):

@@ -1064,7 +1064,7 @@ def _search_result(block: Element, origin: str) -> Publication:
         url=absolute_url(link.get("href"), origin) if link is not None else None,
         summary=_text_of(_first(parts, "snippet")),
         result_type=_badge(_first(parts, "badge")),
-        ids=PublicationIds(scholar_result=block.get("data-cid")),
+        result_id=block.get("data-cid"),
     )
     if "citation_only" in parts:
         pub.flags.append("citation_only")  # a reference Scholar found in other papers, with no page of its own
@@ -1153,8 +1153,8 @@ def _fill_result_links(pub: Publication, parts: dict[str, list[Element]], origin
             pub.links.append(Link(kind="related", url=absolute_url(href, origin) or ""))
         elif "cache:" in href:
             pub.links.append(Link(kind="cached", url=absolute_url(href, origin) or "", label=_text_of(a)))
-        if not pub.ids.scholar_result and _RESULT_ID.search(href):
-            pub.ids.scholar_result = _RESULT_ID.search(href).group(1)  # type: ignore[union-attr]
+        if not pub.result_id and _RESULT_ID.search(href):
+            pub.result_id = _RESULT_ID.search(href).group(1)  # type: ignore[union-attr]
 
 
 def _profile_stub(heading: Element, origin: str) -> Profile:

@@ -11,7 +11,7 @@ A record's ``ids`` hold one field per kind (``doi``, ``arxiv``, ..., and ``schol
 >>> id_value(ids, "msr"), id_value(ids, "doi"), id_value(ids, "elamur")
 ('123', '10.1/x', None)
 >>> string_kinds(PublicationIds)
-('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur', 'scholar_result')
+('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur')
 """
 
 from __future__ import annotations

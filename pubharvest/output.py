@@ -133,7 +133,7 @@ def csv_columns() -> list[Column]:
 
     >>> [header for header, _ in csv_columns()][10:]
     ['type', 'citations', 'scholar_id', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr_id', \
-'elamur_id', 'scholar_result', 'url', 'publisher', 'flags']
+'elamur_id', 'url', 'publisher', 'flags']
     """
     sites = registered_sites()
     pub_columns = [

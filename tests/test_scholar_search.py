@@ -84,7 +84,7 @@ def search_page(read_corpus, name: str) -> PageResult:
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_every_result_with_its_count_and_cluster(read_corpus, name: str) -> None:
     result = search_page(read_corpus, name)
-    got = [(p.ids.scholar_result, p.citations, p.ids.scholar_clusters[0] if p.ids.scholar_clusters else None,
+    got = [(p.result_id, p.citations, p.ids.scholar_clusters[0] if p.ids.scholar_clusters else None,
             p.versions) for p in result.publications]
     assert got == RESULTS[name]
     assert all(p.title for p in result.publications)
@@ -268,3 +268,49 @@ def test_legacy_rows_missing_is_a_changed_layout(read_corpus) -> None:
     page = read_corpus(LEGACY.format("oSJgw2cAAAAJ")).replace(b'class="cit-table item"', b'class="cit-row"')
     with pytest.raises(parsers.LayoutChanged):
         parsers.parse(page)
+
+
+# --- search results in merge and the exports ---------------------------------------------------
+
+
+def test_a_search_result_and_a_profile_row_of_one_paper_merge(read_corpus) -> None:
+    from pubharvest.merge import merge
+
+    search = parsers.parse(read_corpus("scholar/search_q_crayfish_gsscraper_2020.html"))
+    # K Brabec's profile row of the second result, as the 2026 layout shows it (hand-made: the
+    # corpus holds no profile of these authors); the profile counts 121 citations, the search 116.
+    row = ('<tr class="gsc_a_tr"><td class="gsc_a_t"><a class="gsc_a_at" href="/citations?view_op=view_citation'
+           '&amp;user=ePxv1tcAAAAJ&amp;citation_for_view=ePxv1tcAAAAJ:u5HHmVD_uO8C">The effect of river restoration '
+           'on fish, macroinvertebrates and aquatic macrophytes: A meta-analysis</a><div class="gs_gray">J Kail, '
+           'K Brabec, M Poppe, K Januschke</div><div class="gs_gray">Ecological Indicators 58, 311-321'
+           '<span class="gs_oph">, 2015</span></div></td><td class="gsc_a_c"><a class="gsc_a_ac" href="https://'
+           'scholar.google.com/scholar?oi=bibs&amp;hl=en&amp;cites=17852716115626188205">121</a></td>'
+           '<td class="gsc_a_y"><span class="gsc_a_h">2015</span></td></tr>')
+    profile_rows = parsers.parse(row.encode())
+    merged = merge([("search.html", search), ("rows.html", profile_rows)])
+    assert len(merged.papers) == len(search.publications)
+    paper = next(p for p in merged.papers if len(p.sources) == 2)
+    assert paper.title == ("The effect of river restoration on fish, macroinvertebrates and aquatic macrophytes: "
+                           "A meta-analysis")
+    assert paper.citations_max == 121
+    assert paper.venue == "Ecological Indicators 58, 311-321"  # the fuller venue of the two
+
+
+def test_search_pages_in_the_csv_and_the_schema(read_corpus, capsys, tmp_path) -> None:
+    import csv
+    import io
+    import json
+
+    from pubharvest.cli import main
+
+    page = tmp_path / "search.html"
+    page.write_bytes(read_corpus("scholar/search_q_crayfish_gsscraper_2020.html"))
+    assert main(["parse", "-f", "csv", str(page)]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["page"], r["citations"], r["year"], r["publisher"]) for r in rows[:2]] == [
+        ("search", "188", "1979", "Taylor & Francis"), ("search", "116", "2015", "Elsevier")]
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert "search" in schema["$defs"]["PageResult"]["properties"]["page"]["enum"]
+    assert {"SearchInfo", "Profile"} <= set(schema["$defs"])
+    assert "profiles" in schema["$defs"]["PageResult"]["properties"]
