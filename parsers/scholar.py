@@ -1251,6 +1251,9 @@ def _check_search_results(doc: Document, blocks: list[Element], result: PageResu
     total = info.total_results if info else None
     if total and not blocks:
         raise LayoutChanged(f"the page says it found {total} results but no result block (div.gs_r) was found")
+    if not blocks and doc.contains('id="gs_res_ccl"') and not doc.contains('id="gs_res_ccl_mid"'):
+        result.warn("search_unreadable", "the page has no results list (#gs_res_ccl_mid): whether anything "
+                                         "matched is unknown")
     if blocks and not doc.contains('id="gs_ab_md"'):
         result.warn("search_unreadable", "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
