@@ -1046,12 +1046,18 @@ def _parse_search(doc: Document) -> PageResult:
     result.profiles = [_profile_stub(h4, origin) for h4 in _elements(_PROFILE_STUBS(root))]
     result.search = _search_info(doc, root, origin, has_results=bool(blocks))
     _check_search_results(doc, blocks, result)
-    if "</html>" not in doc.text[-4096:].lower():
-        # The page bar and footer follow the results: a cut after them loses nothing that is read.
-        if not doc.contains('id="gs_ftr"') and not doc.contains('id="gs_res_ccl_bot"'):
-            raise Truncated(f"the page stops before the end of its results (after {len(blocks)}); save it again")
-        result.warn("truncated", "the page stops after its results; what came later was not saved")
+    _check_cut(doc, result, len(blocks), ('id="gs_ftr"', 'id="gs_res_ccl_bot"'))
     return result
+
+
+def _check_cut(doc: Document, result: PageResult, read: int, after_list: tuple[str, ...]) -> None:
+    """``Truncated`` for a search page cut before the end of its list (none of the ``after_list``
+    markers that follow it is there); a ``truncated`` warning for one cut later, which lost nothing read."""
+    if "</html>" in doc.text[-4096:].lower():
+        return
+    if not any(doc.contains(marker) for marker in after_list):
+        raise Truncated(f"the page stops before the end of its list (after {read} entries); save it again")
+    result.warn("truncated", "the page stops after its list; what came later was not saved")
 
 
 def _search_result(block: Element, origin: str) -> Publication:
@@ -1258,6 +1264,15 @@ def _check_search_results(doc: Document, blocks: list[Element], result: PageResu
         result.warn("search_unreadable", "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
         _check_page_bar(doc, info, result)
+    if _elements(_PROFILES_BLOCK(doc.selector.root)) and not result.profiles:
+        result.warn("search_unreadable", "the page has a \"User profiles\" block (a link to view_op=search_authors) "
+                                         "but no profile (h4.gs_rt2 a) was read in it")
+    read_ids = {a.ids.scholar for pub in result.publications for a in pub.author_links} | {
+        p.ids.scholar for p in result.profiles}
+    unread_ids = _linked_user_ids(doc) - read_ids
+    if unread_ids:
+        result.warn("search_unreadable", f"the page links {len(unread_ids)} profiles that were not read "
+                                         "(div.gs_a a, h4.gs_rt2 a)")
 
 
 # The parts a result block and its body (div.gs_ri) are made of; any other child is a part the
@@ -1294,6 +1309,16 @@ _START_LINK = re.compile(r"[?&;](?:amp;)?start=(\d+)")
 _SEARCH_PAGE_LINKS = etree.XPath("id('gs_n')//a")
 
 
+_USER_LINK = re.compile(r"citations\?(?:[^\"'<>\s]*?(?:&|&amp;))?user=([\w-]+)")
+_PROFILES_BLOCK = etree.XPath("//div[contains(concat(' ', @class, ' '), ' gs_r ')][not(.//div[contains(concat(' ', "
+                              "@class, ' '), ' gs_ri ')])]//h3//a[contains(@href, 'view_op=search_authors')]")
+
+
+def _linked_user_ids(doc: Document) -> set[str]:
+    """The ids of every profile the page links (``citations?…user=ID``, whatever the parameters' order)."""
+    return set(_USER_LINK.findall(doc.text)) if doc.contains("user=") else set()
+
+
 def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None:
     """The page bar (#gs_n) against the page's links to other result pages (``start=``)."""
     if not _START_LINK.search(doc.text):
@@ -1311,13 +1336,11 @@ def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None
 
 # --- the author search page -------------------------------------------------------------------
 # ``/citations?view_op=search_authors&mauthors=NAME``: ``#gsc_sa_ccl`` holds one card per profile
-# (``div.gsc_1usr``; inside it the current ``div.gs_ai`` markup, or the 2017 ``gsc_1usr_*`` one);
+# (``div.gsc_1usr``, and inside it the ``div.gs_ai`` markup of the co-author dialog's rows);
 # the "next" button carries the ``after_author`` / ``astart`` of the next page in its onclick.
 
-_AUTHOR_CARD_CLASSES = {"gs_ai_name": "name", "gsc_1usr_name": "name", "gs_ai_aff": "affiliation",
-                        "gsc_1usr_aff": "affiliation", "gs_ai_eml": "email", "gsc_1usr_eml": "email",
-                        "gs_ai_cby": "cited_by", "gsc_1usr_cby": "cited_by", "gs_ai_one_int": "interest",
-                        "gsc_1usr_int": "interests"}
+_AUTHOR_CARD_CLASSES = {"gs_ai_name": "name", "gs_ai_aff": "affiliation", "gs_ai_eml": "email", "gs_ai_cby": "cited_by",
+                        "gs_ai_int": "interests", "gs_ai_one_int": "interest", "gs_ai_t": "text"}
 _AUTHOR_CARDS = etree.XPath("id('gsc_sa_ccl')//div[contains(concat(' ', @class, ' '), ' gsc_1usr ')]")
 _AUTHOR_NEXT = etree.XPath("//button[contains(concat(' ', @class, ' '), ' gsc_pgn_pnx ')]")
 _ONCLICK_URL = re.compile(r"window\.location\s*=\s*'([^']*)'")
@@ -1343,11 +1366,21 @@ def _parse_author_search(doc: Document) -> PageResult:
         raise LayoutChanged(f"none of the {len(cards)} profile cards (div.gsc_1usr) has a name linking a profile")
     if unnamed:
         result.warn("rows_unreadable", f"{_row_numbers(unnamed)} of {len(cards)}: no name or user id")
+    unread: dict[str, list[int]] = {}
+    for number, card in enumerate(cards, 1):
+        for part in _unread_card_parts(card):
+            unread.setdefault(part, []).append(number)
+    for part, numbers in unread.items():
+        result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(cards)}: {part}")
+    if next_url is None and doc.contains("after_author"):
+        result.warn("search_unreadable", "the page links a next page (after_author=) but no \"next\" button "
+                                         "(button.gsc_pgn_pnx) was read")
     marked = doc.text.count('class="gsc_1usr')
     if marked != len(cards):
         result.warn("row_count", f"the markup holds {marked} profile cards (gsc_1usr), {len(cards)} were read")
-    if not cards and _linked_profiles(doc, None):
+    if not cards and _linked_user_ids(doc):
         raise LayoutChanged("the page links profiles but no profile card (#gsc_sa_ccl div.gsc_1usr) was found")
+    _check_cut(doc, result, len(cards), ('class="gsc_pgn', 'id="gs_ftr"'))
     return result
 
 
@@ -1356,12 +1389,28 @@ def _author_card(card: Element, origin: str) -> Profile:
     name_box = _first(parts, "name")
     link = next(name_box.iter("a"), None) if name_box is not None else None
     href = link.get("href") if link is not None else None
-    interests = parts.get("interest") or [a for box in parts.get("interests", []) for a in box.iter("a")]
+    interests = parts.get("interest", [])
     return Profile(name=_text_of(link), url=absolute_url(href, origin), ids=Ids(scholar=_user_id(href)),
                    affiliation=_text_of(_first(parts, "affiliation")),
                    email_domain=_email_domain(_first(parts, "email")),
                    interests=[clean(_text(a)) for a in interests if clean(_text(a))],
                    metrics=Metrics(citations=to_int(_text_of(_first(parts, "cited_by")))))
+
+
+_CARD_PARTS = {"gs_ai_name", "gs_ai_aff", "gs_ai_eml", "gs_ai_cby", "gs_ai_int"}
+
+
+def _unread_card_parts(card: Element) -> list[str]:
+    """What a profile card's text box (div.gs_ai_t) holds that was not read."""
+    parts = _by_class(card, _AUTHOR_CARD_CLASSES)
+    text_box = _first(parts, "text")
+    if text_box is None:
+        return ["the card's text (div.gs_ai_t)"]
+    missing = [f"a part the parser does not know ({name})" for name in sorted(_unknown_children(text_box, _CARD_PARTS))]
+    box = _first(parts, "interests")
+    if box is not None and any(True for _ in box.iter("a")) and not parts.get("interest"):
+        missing.append("the interests (div.gs_ai_int a.gs_ai_one_int)")
+    return missing
 
 
 def _author_next_url(root: Element, origin: str) -> str | None:
