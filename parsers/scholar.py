@@ -148,7 +148,7 @@ def parse(doc: Document) -> PageResult:
     if kind == "profile":
         return _parse_legacy_profile(doc) if _is_legacy_profile(doc) else _parse_profile(doc)
     if kind == "search":
-        return _parse_author_search(doc) if _is_author_search_page(doc) else _parse_search(doc)
+        return _parse_search(doc) if _is_search_page(doc) else _parse_author_search(doc)
     if kind == "rows":
         return _parse_rows_page(doc)
     if kind == "publication_list":
@@ -1020,9 +1020,8 @@ def _coauthor_from_glued_text(line: str) -> Coauthor | None:
 _SEARCH_MARKERS = ('id="gs_res_ccl"', 'id="gs_ccl"')
 _RESULT_CLASSES = {"gs_ggs": "side", "gs_rt": "title", "gs_ct1": "badge", "gs_ctu": "citation_only", "gs_a": "byline",
                    "gs_rs": "snippet", "gs_fl": "links"}
-_RESULT_BLOCKS = etree.XPath("//div[contains(concat(' ', @class, ' '), ' gs_r ')]"
-                             "[.//div[contains(concat(' ', @class, ' '), ' gs_ri ')]]")
-_PROFILE_STUBS = etree.XPath("//h4[contains(concat(' ', @class, ' '), ' gs_rt2 ')]")
+_QUERY_BOX = etree.XPath("id('gs_hdr_tsi gs_hdr_frm_in_txt')")
+_ANY_QUERY_BOX = etree.XPath("//input[@name='q']")
 _BADGES = frozenset({"gs_ctc", "gs_ctu", "gs_ct1", "gs_ct2"})
 _RESULT_ID = re.compile(r"(?:related|info|cache):([\w-]+):")
 _CLUSTER_IN_CLICK = re.compile(r"(?:^|&(?:amp;)?)d=(\d+)")
@@ -1041,11 +1040,13 @@ def _parse_search(doc: Document) -> PageResult:
     url = doc.url
     origin = _origin(url)
     result = PageResult(site=SITE.name, page="search", url=url)
-    blocks = _elements(_RESULT_BLOCKS(root))
+    listing = next(iter(_elements(_BY_ID(root, ids="gs_res_ccl_mid gs_ccl"))), None)
+    blocks, others = _result_blocks(listing)
     result.publications = [_search_result(block, origin) for block in blocks]
-    result.profiles = [_profile_stub(h4, origin) for h4 in _elements(_PROFILE_STUBS(root))]
-    result.search = _search_info(doc, root, origin, has_results=bool(blocks))
-    _check_search_results(doc, blocks, result)
+    result.profiles = [_profile_stub(h4, origin) for block in others for h4 in block.iter("h4")
+                       if "gs_rt2" in _classes(h4)]
+    result.search = _search_info(doc, root, origin, listing, has_results=bool(blocks))
+    _check_search_results(doc, blocks, others, result)
     _check_cut(doc, result, len(blocks), ('id="gs_ftr"', 'id="gs_res_ccl_bot"'))
     return result
 
@@ -1060,9 +1061,42 @@ def _check_cut(doc: Document, result: PageResult, read: int, after_list: tuple[s
     result.warn("truncated", "the page stops after its list; what came later was not saved")
 
 
+def _result_blocks(listing: Element | None) -> tuple[list[Element], list[Element]]:
+    """The result blocks of the results list (a ``div.gs_r`` with a ``div.gs_ri`` body), and its
+    other ``div.gs_r`` blocks (the "User profiles for …" block, related searches)."""
+    blocks: list[Element] = []
+    others: list[Element] = []
+    for child in listing if listing is not None else []:
+        if "gs_r" in _classes(child):
+            (blocks if any("gs_ri" in _classes(c) for c in child) else others).append(child)
+    return blocks, others
+
+
+def _result_parts(block: Element) -> dict[str, list[Element]]:
+    """The parts of a result block by ``_RESULT_CLASSES``: its children, its body's children and the
+    title line's badges (only where they sit: a walk of the whole block costs more than the rest)."""
+    parts: dict[str, list[Element]] = {}
+    for child in block:
+        if "gs_ri" in _classes(child):
+            for part in child:
+                _add_part(parts, part)
+                if part.tag == "h3":
+                    for badge in part.iter("span"):
+                        _add_part(parts, badge)
+        else:
+            _add_part(parts, child)
+    return parts
+
+
+def _add_part(parts: dict[str, list[Element]], element: Element) -> None:
+    name = next((_RESULT_CLASSES[c] for c in _classes(element) if c in _RESULT_CLASSES), None)
+    if name:
+        parts.setdefault(name, []).append(element)
+
+
 def _search_result(block: Element, origin: str) -> Publication:
     """One result block: the title line, the byline, the snippet and the links under it."""
-    parts = _by_class(block, _RESULT_CLASSES)
+    parts = _result_parts(block)
     heading = _first(parts, "title")
     link = next(heading.iter("a"), None) if heading is not None else None
     pub = Publication(
@@ -1199,40 +1233,41 @@ def _lines_after(heading: Element, box: Element | None) -> list[str]:
     return "".join(text).split("\n")
 
 
-def _search_info(doc: Document, root: Element, origin: str, has_results: bool) -> SearchInfo:
+def _search_info(doc: Document, root: Element, origin: str, listing: Element | None, has_results: bool) -> SearchInfo:
     """The query, the stated total, the page number and the "Next" link of a results page."""
     nav_next = next((h for h in _SEARCH_NEXT(root) if isinstance(h, str)), None)  # type: ignore[union-attr]
     current = _elements(_SEARCH_CURRENT(root))
-    query_box = doc.selector.css("input[name=q]")
+    query_box = _elements(_QUERY_BOX(root)) or _elements(_ANY_QUERY_BOX(root))
     probe = nav_next or doc.url
     info = SearchInfo(
         kind="articles",
-        query=clean_or_none(query_box[0].attrib.get("value")) if query_box else None,
+        query=clean_or_none(query_box[0].get("value")) if query_box else None,
         cites=[c for c in (_query_value(probe, "cites") or "").split(",") if c],
         cluster=_query_value(probe, "cluster"),
-        total_results=_stated_total(doc),
+        total_results=_stated_total(root),
         page_number=to_int(_text(current[0])) if current else None,
         next_start=to_int(_query_value(nav_next, "start")),
         next_url=absolute_url(nav_next, origin) if nav_next else None,
     )
-    if info.total_results is None and not has_results and doc.contains('id="gs_res_ccl_mid"'):
+    if info.total_results is None and not has_results and listing is not None and listing.get("id") == "gs_res_ccl_mid":
         info.total_results = 0  # the results list is there and empty: nothing matched
     return info
 
 
-def _stated_total(doc: Document) -> int | None:
+def _stated_total(root: Element) -> int | None:
     """The result count of the line above the results ("About 1.620.000 results (0,05 sec)",
     "約有 6,030,000 項結果", "Page 2 of about 22,600 results"): the last number before the time in
     parentheses, with any grouping."""
-    box = doc.selector.css("#gs_ab_md")
-    if not box:
+    box = next(iter(_elements(_BY_ID(root, ids="gs_ab_md"))), None)
+    if box is None:
         return None
-    line = re.sub(r"\(.*", "", clean(box[0].xpath("string(div[1])").get() or box[0].xpath("string()").get()))
+    # 2020+: the count is the first div (div.gs_ab_mdw) of the box; 2016: the box's own text
+    line = re.sub(r"\(.*", "", clean(_text(box[0] if len(box) and box[0].tag == "div" else box)))
     numbers = _NUMBER.findall(line)
     return to_int(numbers[-1]) if numbers else None
 
 
-def _check_search_results(doc: Document, blocks: list[Element], result: PageResult) -> None:
+def _check_search_results(doc: Document, blocks: list[Element], others: list[Element], result: PageResult) -> None:
     """The results read against the page: blocks with no title, a count that differs from the
     result bodies in the markup, a stated total with no results."""
     read = [pub for pub in result.publications if pub.title]
@@ -1257,19 +1292,23 @@ def _check_search_results(doc: Document, blocks: list[Element], result: PageResu
     total = info.total_results if info else None
     if total and not blocks:
         raise LayoutChanged(f"the page says it found {total} results but no result block (div.gs_r) was found")
-    if not blocks and doc.contains('id="gs_res_ccl"') and not doc.contains('id="gs_res_ccl_mid"'):
+    root = doc.selector.root
+    if not blocks and doc.contains('id="gs_res_ccl"') and not _elements(_BY_ID(root, ids="gs_res_ccl_mid")):
         result.warn("search_unreadable", "the page has no results list (#gs_res_ccl_mid): whether anything "
                                          "matched is unknown")
-    if blocks and not doc.contains('id="gs_ab_md"'):
+    if blocks and not _elements(_BY_ID(root, ids="gs_ab_md")):
         result.warn("search_unreadable", "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
         _check_page_bar(doc, info, result)
-    if _elements(_PROFILES_BLOCK(doc.selector.root)) and not result.profiles:
+    if not result.profiles and any("view_op=search_authors" in (a.get("href") or "")
+                                   for block in others for h3 in block.iter("h3") for a in h3.iter("a")):
         result.warn("search_unreadable", "the page has a \"User profiles\" block (a link to view_op=search_authors) "
                                          "but no profile (h4.gs_rt2 a) was read in it")
     read_ids = {a.ids.scholar for pub in result.publications for a in pub.author_links} | {
         p.ids.scholar for p in result.profiles}
-    unread_ids = _linked_user_ids(doc) - read_ids
+    linked = {_user_id(href) for block in [*blocks, *others] for a in block.iter("a")
+              if "user=" in (href := a.get("href") or "")} - {None}
+    unread_ids = linked - read_ids
     if unread_ids:
         result.warn("search_unreadable", f"the page links {len(unread_ids)} profiles that were not read "
                                          "(div.gs_a a, h4.gs_rt2 a)")
@@ -1305,13 +1344,10 @@ def _unread_result_parts(block: Element, pub: Publication) -> list[str]:
     return missing
 
 
-_START_LINK = re.compile(r"[?&;](?:amp;)?start=(\d+)")
 _SEARCH_PAGE_LINKS = etree.XPath("id('gs_n')//a")
 
 
 _USER_LINK = re.compile(r"citations\?(?:[^\"'<>\s]*?(?:&|&amp;))?user=([\w-]+)")
-_PROFILES_BLOCK = etree.XPath("//div[contains(concat(' ', @class, ' '), ' gs_r ')][not(.//div[contains(concat(' ', "
-                              "@class, ' '), ' gs_ri ')])]//h3//a[contains(@href, 'view_op=search_authors')]")
 
 
 def _linked_user_ids(doc: Document) -> set[str]:
@@ -1321,7 +1357,7 @@ def _linked_user_ids(doc: Document) -> set[str]:
 
 def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None:
     """The page bar (#gs_n) against the page's links to other result pages (``start=``)."""
-    if not _START_LINK.search(doc.text):
+    if info.page_number is not None and info.next_start is not None or not doc.contains("start="):
         return
     root = doc.selector.root
     if info.page_number is None:
@@ -1343,6 +1379,7 @@ _AUTHOR_CARD_CLASSES = {"gs_ai_name": "name", "gs_ai_aff": "affiliation", "gs_ai
                         "gs_ai_int": "interests", "gs_ai_one_int": "interest", "gs_ai_t": "text"}
 _AUTHOR_CARDS = etree.XPath("id('gsc_sa_ccl')//div[contains(concat(' ', @class, ' '), ' gsc_1usr ')]")
 _AUTHOR_NEXT = etree.XPath("//button[contains(concat(' ', @class, ' '), ' gsc_pgn_pnx ')]")
+_AUTHOR_QUERY_BOX = etree.XPath("//input[@name='mauthors']")
 _ONCLICK_URL = re.compile(r"window\.location\s*=\s*'([^']*)'")
 
 
@@ -1357,9 +1394,9 @@ def _parse_author_search(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="search", url=doc.url)
     result.profiles = [_author_card(card, origin) for card in cards]
     next_url = _author_next_url(root, origin)
-    query_box = doc.selector.css("input[name=mauthors]")
+    query_box = _elements(_AUTHOR_QUERY_BOX(root))
     result.search = SearchInfo(kind="authors",
-                               query=clean_or_none(query_box[0].attrib.get("value")) if query_box else None,
+                               query=clean_or_none(query_box[0].get("value")) if query_box else None,
                                next_start=to_int(_query_value(next_url, "astart")), next_url=next_url)
     unnamed = [n for n, profile in enumerate(result.profiles, 1) if not profile.name or not profile.ids.scholar]
     if cards and len(unnamed) == len(cards):
