@@ -1017,9 +1017,8 @@ def _coauthor_from_glued_text(line: str) -> Coauthor | None:
 # Labels ("Cited by 12", "被引用 12 次", "All 5 versions") are localised: links are told apart by
 # their URL (``cites=``, ``cluster=``, ``q=related:``), and only the number is read from their text.
 
-_SEARCH_MARKERS = ('id="gs_res_ccl"', 'id="gs_ccl"')
-_RESULT_CLASSES = {"gs_ggs": "side", "gs_rt": "title", "gs_ct1": "badge", "gs_ctu": "citation_only", "gs_a": "byline",
-                   "gs_rs": "snippet", "gs_fl": "links"}
+_RESULT_CLASSES = {"gs_ri": "body", "gs_ggs": "side", "gs_rt": "title", "gs_ct1": "badge", "gs_ctu": "citation_only",
+                   "gs_a": "byline", "gs_rs": "snippet", "gs_fl": "links"}
 _QUERY_BOX = etree.XPath("id('gs_hdr_tsi gs_hdr_frm_in_txt')")
 _ANY_QUERY_BOX = etree.XPath("//input[@name='q']")
 _BADGES = frozenset({"gs_ctc", "gs_ctu", "gs_ct1", "gs_ct2"})
@@ -1032,7 +1031,9 @@ _QUERY_KEYS.update({key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("cluster
 
 
 def _is_search_page(doc: Document) -> bool:
-    return any(doc.contains(marker) for marker in _SEARCH_MARKERS)
+    """The 2020+ results list (``#gs_res_ccl``), or the 2016 one: ``#gs_ccl`` under the results bar
+    ``#gs_ab_md`` (2017 Citations pages such as the co-author list use ``#gs_ccl`` too, without the bar)."""
+    return doc.contains('id="gs_res_ccl"') or (doc.contains('id="gs_ccl"') and doc.contains('id="gs_ab_md"'))
 
 
 def _parse_search(doc: Document) -> PageResult:
@@ -1042,11 +1043,12 @@ def _parse_search(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="search", url=url)
     listing = next(iter(_elements(_BY_ID(root, ids="gs_res_ccl_mid gs_ccl"))), None)
     blocks, others = _result_blocks(listing)
-    result.publications = [_search_result(block, origin) for block in blocks]
+    parsed = [_result_parts(block) for block in blocks]
+    result.publications = [_search_result(block, parts, origin) for block, (parts, _) in zip(blocks, parsed)]
     result.profiles = [_profile_stub(h4, origin) for block in others for h4 in block.iter("h4")
                        if "gs_rt2" in _classes(h4)]
     result.search = _search_info(doc, root, origin, listing, has_results=bool(blocks))
-    _check_search_results(doc, blocks, others, result)
+    _check_search_results(doc, blocks, others, [unknown for _, unknown in parsed], result)
     _check_cut(doc, result, len(blocks), ('id="gs_ftr"', 'id="gs_res_ccl_bot"'))
     return result
 
@@ -1072,31 +1074,49 @@ def _result_blocks(listing: Element | None) -> tuple[list[Element], list[Element
     return blocks, others
 
 
-def _result_parts(block: Element) -> dict[str, list[Element]]:
-    """The parts of a result block by ``_RESULT_CLASSES``: its children, its body's children and the
-    title line's badges (only where they sit: a walk of the whole block costs more than the rest)."""
+_SKIP = "skip"
+_BODY_NAMES = frozenset({"title", "byline", "snippet", "links"})
+
+
+def _part_name(element: Element) -> str | None:
+    """The part ``element`` is by its class (``_RESULT_CLASSES``); ``_SKIP`` for a script or comment."""
+    if not isinstance(element.tag, str) or element.tag in ("script", "style"):
+        return _SKIP
+    classes = element.get("class")
+    if not classes:
+        return None
+    return _RESULT_CLASSES.get(classes) or next((_RESULT_CLASSES[c] for c in classes.split() if c in _RESULT_CLASSES),
+                                                None)
+
+
+def _result_parts(block: Element) -> tuple[dict[str, list[Element]], list[str]]:
+    """The parts of a result block: its side link box and body, the body's parts and the title
+    line's badges, looked for only where they sit (a walk of the whole block costs more than the
+    rest); and the classes of the children that are none of these (a renamed class looks so)."""
     parts: dict[str, list[Element]] = {}
+    unknown: list[str] = []
     for child in block:
-        if "gs_ri" in _classes(child):
+        name = _part_name(child)
+        if name == "body":
             for part in child:
-                _add_part(parts, part)
-                if part.tag == "h3":
-                    for badge in part.iter("span"):
-                        _add_part(parts, badge)
-        else:
-            _add_part(parts, child)
-    return parts
+                inner = _part_name(part)
+                if inner in _BODY_NAMES:
+                    parts.setdefault(inner, []).append(part)
+                elif inner != _SKIP:
+                    unknown.append(part.get("class") or part.tag)
+                if inner == "title":
+                    for span in part.iter("span"):
+                        if _part_name(span) in ("badge", "citation_only"):
+                            parts.setdefault(_part_name(span) or "", []).append(span)
+        elif name == "side":
+            parts.setdefault("side", []).append(child)
+        elif name != _SKIP:
+            unknown.append(child.get("class") or child.tag)
+    return parts, unknown
 
 
-def _add_part(parts: dict[str, list[Element]], element: Element) -> None:
-    name = next((_RESULT_CLASSES[c] for c in _classes(element) if c in _RESULT_CLASSES), None)
-    if name:
-        parts.setdefault(name, []).append(element)
-
-
-def _search_result(block: Element, origin: str) -> Publication:
+def _search_result(block: Element, parts: dict[str, list[Element]], origin: str) -> Publication:
     """One result block: the title line, the byline, the snippet and the links under it."""
-    parts = _result_parts(block)
     heading = _first(parts, "title")
     link = next(heading.iter("a"), None) if heading is not None else None
     pub = Publication(
@@ -1267,7 +1287,8 @@ def _stated_total(root: Element) -> int | None:
     return to_int(numbers[-1]) if numbers else None
 
 
-def _check_search_results(doc: Document, blocks: list[Element], others: list[Element], result: PageResult) -> None:
+def _check_search_results(doc: Document, blocks: list[Element], others: list[Element], unknown: list[list[str]],
+                          result: PageResult) -> None:
     """The results read against the page: blocks with no title, a count that differs from the
     result bodies in the markup, a stated total with no results."""
     read = [pub for pub in result.publications if pub.title]
@@ -1283,8 +1304,8 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
     if not blocks and doc.contains('class="gs_rt"') and not result.profiles:
         raise LayoutChanged("the markup holds result titles (h3.gs_rt) but no result block (div.gs_r > div.gs_ri)")
     unread: dict[str, list[int]] = {}
-    for number, (block, pub) in enumerate(zip(blocks, result.publications), 1):
-        for part in _unread_result_parts(block, pub):
+    for number, (block, pub, strange) in enumerate(zip(blocks, result.publications, unknown), 1):
+        for part in _unread_result_parts(block, pub, strange):
             unread.setdefault(part, []).append(number)
     for part, numbers in unread.items():
         result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(blocks)}: {part}")
@@ -1316,26 +1337,21 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
 
 # The parts a result block and its body (div.gs_ri) are made of; any other child is a part the
 # parser does not know, which a renamed class would also look like.
-_BLOCK_PARTS = {"gs_ri", "gs_ggs"}
-_BODY_PARTS = {"gs_rt", "gs_a", "gs_rs", "gs_fl"}
-
-
 def _unknown_children(parent: Element | None, known: set[str]) -> set[str]:
     return {child.get("class") or child.tag for child in (parent if parent is not None else [])
             if isinstance(child.tag, str) and child.tag not in ("script", "style") and not known & set(_classes(child))}
 
 
-def _unread_result_parts(block: Element, pub: Publication) -> list[str]:
-    """What one result block holds that was not read (see ``_BLOCK_PARTS``, ``_BODY_PARTS``)."""
-    body = next((child for child in block if "gs_ri" in _classes(child)), None)
-    unknown = sorted(_unknown_children(block, _BLOCK_PARTS) | _unknown_children(body, _BODY_PARTS))
-    missing = [f"a part the parser does not know ({', '.join(unknown)})"] if unknown else []
+def _unread_result_parts(block: Element, pub: Publication, unknown: list[str]) -> list[str]:
+    """What one result block holds that was not read: children of unknown classes (``unknown``), a
+    title, a title-line part, a badge, a full-text link's type."""
+    missing = [f"a part the parser does not know ({', '.join(sorted(set(unknown)))})"] if unknown else []
     if not pub.title:
         missing.append("no title (h3.gs_rt)")
-    heading = next((c for c in (body if body is not None else []) if "gs_rt" in _classes(c)), None)
+    body = next((child for child in block if _part_name(child) == "body"), None)
+    heading = next((c for c in (body if body is not None else []) if _part_name(c) == "title"), None)
     for child in heading if heading is not None else []:
-        if child.tag in ("span", "a") and not child.get("id") and not _BADGES & set(_classes(child)) \
-                and child.tag != "a":
+        if child.tag == "span" and not child.get("id") and not _BADGES & set(_classes(child)):
             missing.append(f"a part of the title line the parser does not know ({child.get('class')})")
         elif _BADGES & set(_classes(child)) and pub.result_type is None:
             missing.append("the result type badge (h3.gs_rt span.gs_ct1)")

@@ -314,3 +314,14 @@ def test_search_pages_in_the_csv_and_the_schema(read_corpus, capsys, tmp_path) -
     assert "search" in schema["$defs"]["PageResult"]["properties"]["page"]["enum"]
     assert {"SearchInfo", "Profile"} <= set(schema["$defs"])
     assert "profiles" in schema["$defs"]["PageResult"]["properties"]
+
+
+@pytest.mark.parametrize("name", ["list_colleagues_-FW8OqsAAAAJ_6coauthors_bowding_2017.html",
+                                  "list_colleagues_-6MSlJkAAAAJ_none_bowding_2017.html"])
+def test_other_pages_with_the_2016_results_container_are_not_search_results(read_corpus, name: str) -> None:
+    # The 2017 co-author list also sits in div#gs_ccl, without the results bar (#gs_ab_md)
+    try:
+        detected = parsers.detect(read_corpus(f"scholar/{name}"))
+    except parsers.ParseError:
+        return
+    assert detected.page != "search"
