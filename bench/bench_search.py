@@ -5,8 +5,9 @@
 Builds its own pages: a ``/scholar?q=`` results page of 10 and of 20 results (the 2020+ markup,
 with full-text links, linked authors and the page bar) and an author search page of 10 profile
 cards, each with the size and element count of a real page's head (style, script, menus); when
-``PUBHARVEST_CORPUS`` holds the real search pages, they are measured too. Prints the median full ``parsers.parse`` time, the median raw lxml time and
-their ratio against the goal (within 3x), "ok" or "MISSED". No timing is asserted in the tests.
+``PUBHARVEST_CORPUS`` holds the real search pages, they are measured too. Prints the median full
+``parsers.parse`` time, the median raw lxml time and their ratio against the goal (within 3x),
+"ok" or "MISSED". No timing is asserted in the tests.
 """
 
 from __future__ import annotations
