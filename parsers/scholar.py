@@ -1529,6 +1529,7 @@ def _parse_legacy_profile(doc: Document) -> PageResult:
     rows = _elements(_LEGACY_ROWS(root))
     result.publications = [_legacy_publication(row, origin) for row in rows]
     _check_legacy_rows(root, rows, result)
+    _check_legacy_parts(doc, found, rows, result)
     if doc.contains("view_op=list_colleagues"):
         result.warn("coauthors_partial", "the page shows only the first co-authors; the full list is "
                                          "behind its link (view_op=list_colleagues)")
@@ -1576,6 +1577,40 @@ def _legacy_publication(row: Element, origin: str) -> Publication:
     if "col-asterisk" in cells and "*" in _text(cells["col-asterisk"]):
         pub.flags.append("merged_citations")
     return pub
+
+
+_LEGACY_REQUIRED = {"cit-affiliation-display": "the affiliation", "cit-domain-display": "the e-mail line",
+                    "cit-int-read": "the interests", "cit-homepage-read": "the homepage box"}
+_LEGACY_CELLS = {"col-title": "title cell", "col-citedby": "cited-by cell", "col-year": "year cell"}
+
+
+def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Element], result: PageResult) -> None:
+    """One ``profile_unreadable`` warning naming each header part every saved page of this layout has
+    and that was not found, the counts or co-authors not read; ``rows_unreadable`` for rows without
+    a cell or an authors line."""
+    profile = result.profile
+    assert profile is not None
+    missing = [f"{what} (#{key})" for key, what in _LEGACY_REQUIRED.items() if key not in found]
+    if profile.metrics.citations is None:
+        missing.append("the six counts of the citations table (table#stats td.cit-data)")
+    linked = _linked_user_ids(doc) - {profile.ids.scholar}
+    if linked - {c.ids.scholar for c in profile.coauthors}:
+        missing.append(f"co-authors (a.cit-dark-link[title]): the page links {len(linked)} other profiles, "
+                       f"{len(profile.coauthors)} were read")
+    if missing:
+        result.warn("profile_unreadable", "could not read " + "; ".join(missing))
+    unread: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        cells = {cell.get("id") for cell in row}
+        for key, what in _LEGACY_CELLS.items():
+            if key not in cells:
+                unread.setdefault(what, []).append(number)
+        title = next((cell for cell in row if cell.get("id") == "col-title"), None)
+        # (a row may lack the venue line: row 14 of the vspCNtYAAAAJ page has authors only)
+        if title is not None and not any("cit-gray" in _classes(span) for span in title.iter("span")):
+            unread.setdefault("authors line (span.cit-gray)", []).append(number)
+    for what, numbers in unread.items():
+        result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(rows)}: no {what}; that field is null")
 
 
 def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -> None:

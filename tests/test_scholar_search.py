@@ -325,3 +325,23 @@ def test_other_pages_with_the_2016_results_container_are_not_search_results(read
     except parsers.ParseError:
         return
     assert detected.page != "search"
+
+
+def test_legacy_row_without_a_venue_line(read_corpus) -> None:
+    result = parsers.parse(read_corpus(LEGACY.format("vspCNtYAAAAJ")))
+    # row 14: "Chores Are Fun: ..." has only its authors line
+    row = result.publications[13]
+    assert (row.title, row.authors, row.venue, row.year, row.citations) == (
+        "Chores Are Fun: Understanding Social Play in Board Games for Digital Tabletop Game Design",
+        ["Y Xu", "E Barba", "I Radu", "M Gandy", "B MacIntyre"], None, 2011, 6)
+    assert sorted(w.code for w in result.warnings) == ["coauthors_partial", "partial"]
+
+
+@pytest.mark.parametrize("token", ["cit-affiliation-display", "cit-data", "cit-dark-link", "cit-gray", "col-year",
+                                   "col-citedby", "cit-int-read", "cit-domain-display", "cit-homepage-read"])
+def test_legacy_renamed_parts_are_flagged(read_corpus, token: str) -> None:
+    page = read_corpus(LEGACY.format("oSJgw2cAAAAJ"))
+    original = parsers.parse(page)
+    renamed = parsers.parse(page.replace(token.encode(), token.replace("-", "X").encode() + b"drift"))
+    new_codes = {w.code for w in renamed.warnings} - {w.code for w in original.warnings}
+    assert new_codes & {"profile_unreadable", "rows_unreadable"}
