@@ -1048,7 +1048,7 @@ def _parse_search(doc: Document) -> PageResult:
     result.profiles = [_profile_stub(h4, origin) for block in others for h4 in block.iter("h4")
                        if "gs_rt2" in _classes(h4)]
     result.search = _search_info(doc, root, origin, listing, has_results=bool(blocks))
-    _check_search_results(doc, blocks, others, [unknown for _, unknown in parsed], result)
+    _check_search_results(doc, blocks, others, parsed, result)
     _check_cut(doc, result, len(blocks), ('id="gs_ftr"', 'id="gs_res_ccl_bot"'))
     return result
 
@@ -1287,8 +1287,8 @@ def _stated_total(root: Element) -> int | None:
     return to_int(numbers[-1]) if numbers else None
 
 
-def _check_search_results(doc: Document, blocks: list[Element], others: list[Element], unknown: list[list[str]],
-                          result: PageResult) -> None:
+def _check_search_results(doc: Document, blocks: list[Element], others: list[Element],
+                          parsed: list[tuple[dict[str, list[Element]], list[str]]], result: PageResult) -> None:
     """The results read against the page: blocks with no title, a count that differs from the
     result bodies in the markup, a stated total with no results."""
     read = [pub for pub in result.publications if pub.title]
@@ -1304,8 +1304,8 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
     if not blocks and doc.contains('class="gs_rt"') and not result.profiles:
         raise LayoutChanged("the markup holds result titles (h3.gs_rt) but no result block (div.gs_r > div.gs_ri)")
     unread: dict[str, list[int]] = {}
-    for number, (block, pub, strange) in enumerate(zip(blocks, result.publications, unknown), 1):
-        for part in _unread_result_parts(block, pub, strange):
+    for number, ((parts, strange), pub) in enumerate(zip(parsed, result.publications), 1):
+        for part in _unread_result_parts(parts, pub, strange):
             unread.setdefault(part, []).append(number)
     for part, numbers in unread.items():
         result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(blocks)}: {part}")
@@ -1342,14 +1342,13 @@ def _unknown_children(parent: Element | None, known: set[str]) -> set[str]:
             if isinstance(child.tag, str) and child.tag not in ("script", "style") and not known & set(_classes(child))}
 
 
-def _unread_result_parts(block: Element, pub: Publication, unknown: list[str]) -> list[str]:
-    """What one result block holds that was not read: children of unknown classes (``unknown``), a
-    title, a title-line part, a badge, a full-text link's type."""
+def _unread_result_parts(parts: dict[str, list[Element]], pub: Publication, unknown: list[str]) -> list[str]:
+    """What one result block (its ``parts``) holds that was not read: children of unknown classes
+    (``unknown``), a title, a title-line part, a badge, a full-text link's type."""
     missing = [f"a part the parser does not know ({', '.join(sorted(set(unknown)))})"] if unknown else []
     if not pub.title:
         missing.append("no title (h3.gs_rt)")
-    body = next((child for child in block if _part_name(child) == "body"), None)
-    heading = next((c for c in (body if body is not None else []) if _part_name(c) == "title"), None)
+    heading = _first(parts, "title")
     for child in heading if heading is not None else []:
         if child.tag == "span" and not child.get("id") and not _BADGES & set(_classes(child)):
             missing.append(f"a part of the title line the parser does not know ({child.get('class')})")
