@@ -1494,7 +1494,9 @@ _LEGACY_PAGER = etree.XPath("//form[@id='citationsForm']//span")
 def _is_legacy_profile(doc: Document) -> bool:
     """Whether the page is a whole pre-2014 profile; ``LayoutChanged`` for a part of one (a body
     saved without its document: no canonical link names the profile, nothing proves it whole)."""
-    if not doc.contains('id="cit-name-display"'):
+    # The single-publication page of that era shows the author's header too, without the table.
+    if not doc.contains('id="cit-name-display"') or not (doc.contains('id="stats"') or
+                                                         doc.contains('class="cit-table item"')):
         return False
     whole = "<html" in doc.head and doc.contains('rel="canonical"') and "</html>" in doc.text[-4096:].lower()
     if not whole:

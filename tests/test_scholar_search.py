@@ -345,3 +345,10 @@ def test_legacy_renamed_parts_are_flagged(read_corpus, token: str) -> None:
     renamed = parsers.parse(page.replace(token.encode(), token.replace("-", "X").encode() + b"drift"))
     new_codes = {w.code for w in renamed.warnings} - {w.code for w in original.warnings}
     assert new_codes & {"profile_unreadable", "rows_unreadable"}
+
+
+def test_the_pre_2014_publication_page_is_not_taken_for_a_profile(read_corpus) -> None:
+    # it shows the author's header (#cit-name-display) but no citation table nor rows
+    with pytest.raises(parsers.ParseError) as caught:
+        parsers.parse(read_corpus("scholar/legacy2013_view_citation_fragment_ruby-google-scholar.htm"))
+    assert caught.value.code == "layout_changed" and not caught.value.message.startswith("part of a pre-2014")
