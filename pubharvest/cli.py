@@ -177,6 +177,10 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
     scrape.add_argument("--site", help=f"one-off form: the site of the target ({SITE_NAMES})")
     scrape.add_argument("--id", dest="target_id", help="one-off form: the profile id on that site")
     scrape.add_argument("--url", dest="target_url", help="one-off form: the profile URL")
+    scrape.add_argument("--search", metavar="QUERY", help="one-off form, with --site scholar: fetch one page of "
+                                                          "search results for QUERY (if robots.txt allows)")
+    scrape.add_argument("--author", metavar="NAME", help="one-off form, with --site scholar: fetch one page of "
+                                                         "the author search for NAME (if robots.txt allows)")
     scrape.add_argument("--contact", help="one-off form: an e-mail or URL for the User-Agent "
                                           "(default: $PUBHARVEST_CONTACT)")
     scrape.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")

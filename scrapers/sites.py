@@ -97,6 +97,8 @@ class Scholar(Site):
     profile to Google's sign-in page."""
 
     def first_url(self, target: _TargetLike, base_url: str) -> str:
+        if target.url and _is_search(target.url):  # one page of results, as asked
+            return target.url
         if target.url:  # a profile URL as given, asked for its largest page
             return _with_query(target.url, pagesize=str(PAGE_SIZE), cstart=None)
         return super().first_url(target, base_url)
@@ -239,6 +241,12 @@ def host_of(url: str) -> str:
     'mirror.example.org:8443'
     """
     return urlsplit(url).netloc.rpartition("@")[2].lower()
+
+
+def _is_search(url: str) -> bool:
+    """Whether ``url`` is a Scholar search (``/scholar?``) or author search (``view_op=search_authors``)."""
+    parts = urlsplit(url)
+    return parts.path.rstrip("/").endswith("/scholar") or "view_op=search_authors" in parts.query
 
 
 def _with_query(url: str, **changes: str | None) -> str:

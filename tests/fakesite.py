@@ -1,7 +1,9 @@
 """A local HTTP server that plays Scholar, MSR and Elamur from the project's fixture pages, with
 scripted faults: the test double of the real sites for scraper tests, cassettes and the benchmark.
 
-Scholar profiles are generated from ``fixtures/scholar/handwritten_ja_profile.html``: user ``U``
+``/scholar`` serves a hand-made results page and ``/citations?view_op=search_authors`` a hand-made
+author search page, whatever the query. Scholar profiles are generated from
+``fixtures/scholar/handwritten_ja_profile.html``: user ``U``
 has ``site.scholar[U]`` rows (default 4), served ``pagesize`` at a time from ``cstart``, with the
 "Show more" button enabled on every page but the last. MSR and Elamur serve their fixture page
 for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
@@ -42,6 +44,9 @@ CAPTCHA = ("<!-- hand-written for pubharvest tests: the shape of Scholar's CAPTC
            "</form></div></body></html>")
 MSR_PAGE = (FIXTURES / "msr" / "010_people_publications.html").read_bytes()
 ELAMUR_PAGE = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
+# Search results (``/scholar?q=``) and the author search (``view_op=search_authors``), whatever the query.
+SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_search_user_profiles.html").read_bytes()
+AUTHOR_SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_author_search.html").read_bytes()
 
 
 def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int = 0) -> str:
@@ -105,6 +110,10 @@ class FakeSite:
         parts = urlsplit(path)
         if parts.path == "/robots.txt":
             return 200, "text/plain", self.robots.encode()
+        if parts.path == "/scholar":
+            return 200, "text/html; charset=utf-8", SEARCH_PAGE
+        if parts.path == "/citations" and "view_op=search_authors" in parts.query:
+            return 200, "text/html; charset=utf-8", AUTHOR_SEARCH_PAGE
         if parts.path == "/citations":
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             user = query.get("user", "")
