@@ -29,7 +29,7 @@ __all__ = [
     "registered_sites", "own_id", "set_own_id", "to_builtins", "to_json", "from_json", "json_schema",
 ]
 
-PageKind = Literal["profile", "publication_list", "publication", "rows"]
+PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
 
 
 class _Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -110,6 +110,8 @@ class Coauthor(_Record):
     ids: Ids = msgspec.field(default_factory=Ids)
     papers: int | None = None
     url: str | None = None
+    interests: list[str] = []
+    citations: int | None = None  # the co-author's own "Cited by" count (Scholar's co-author list)
 
 
 class Link(_Record):
@@ -191,6 +193,13 @@ class Publication(_Record):
     summary: str | None = None
     facets: Facets = msgspec.field(default_factory=Facets)
     flags: list[str] = []
+    # the paper's own page (Scholar's view_citation) gives these; the venue keeps them too, as a profile row writes it
+    citations_by_year: list[YearCitations] = []
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    patent_office: str | None = None
+    versions: int | None = None  # how many versions Scholar's cluster holds ("All 11 versions")
 
 
 class PageWarning(_Record):
