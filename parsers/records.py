@@ -195,6 +195,7 @@ class Publication(_Record):
     flags: list[str] = []
     # the paper's own page (Scholar's view_citation) gives these; the venue keeps them too, as a profile row writes it
     citations_by_year: list[YearCitations] = []
+    container: str | None = None  # the journal, conference or book alone: the venue without volume, issue, pages
     volume: str | None = None
     issue: str | None = None
     pages: str | None = None

@@ -1060,6 +1060,7 @@ def _fill_bibliographic(pub: Publication, values: dict[str, str], result: PageRe
     pub.patent_office = values.get("patent_office")
     venue_key = next((k for k in _VENUE_KEYS if k in values), None)
     container = values.get(venue_key) if venue_key else None
+    pub.container = container
     pub.venue = _scholar_venue(container, pub.volume, pub.issue, pub.pages)
     pub.type = _TYPE_OF_VENUE.get(venue_key or "")
     if pub.type == "chapter" and not pub.pages:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import FIXTURES
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers.records import PageResult, Profile, YearCitations
@@ -164,3 +165,79 @@ def test_coauthor_list_as_a_json_answer() -> None:
     (ada,) = profile_of(result).coauthors
     assert (ada.name, ada.ids.scholar, ada.affiliation, ada.email_domain, ada.citations) == (
         "Ada Lovelace", "Abc12345AAAJ", "Analytical Engines", "engines.org", 12)
+
+
+# --- the new kinds in the schema, the exports and merge -------------------------------------------
+
+# A profile row of the same paper as the real publication page, as the profile writes it (authors cut).
+PROFILE_ROW = (b'<tr class="gsc_a_tr"><td class="gsc_a_t"><a class="gsc_a_at" href="/citations?view_op=view_citation'
+               b'&amp;hl=en&amp;user=SbUmSEAAAAAJ&amp;citation_for_view=SbUmSEAAAAAJ:HoB7MX3m0LUC">Decentralized '
+               b'applications: The blockchain-empowered software system</a><div class="gs_gray">W Cai, Z Wang, '
+               b'JB Ernst, Z Hong, C Feng, ...</div><div class="gs_gray">IEEE access 6, 53019-53033<span '
+               b'class="gs_oph">, 2018</span></div></td><td class="gsc_a_c"><a class="gsc_a_ac" href="https://'
+               b'scholar.google.com/scholar?oi=bibs&amp;hl=en&amp;cites=16589742970128240413">480</a></td><td '
+               b'class="gsc_a_y"><span class="gsc_a_h">2018</span></td></tr>')
+
+
+def test_schema_names_the_new_page_kinds_and_fields() -> None:
+    schema = parsers.json_schema()["$defs"]
+    assert {"publication", "coauthors"} <= set(schema["PageResult"]["properties"]["page"]["enum"])
+    assert {"citations_by_year", "volume", "issue", "pages", "versions"} <= set(schema["Publication"]["properties"])
+    assert {"interests", "citations"} <= set(schema["Coauthor"]["properties"])
+
+
+def test_publication_page_and_profile_row_merge_into_one_paper_with_the_full_authors(read_corpus) -> None:
+    from pubharvest.merge import merge
+
+    page = parsers.parse(read_corpus(VIEW_CITATION))
+    row = parsers.parse(PROFILE_ROW)
+    assert row.publications[0].authors_truncated
+    merged = merge([("row.html", row), ("view_citation.html", page)])
+    (paper,) = merged.papers
+    assert paper.authors == ["Wei Cai", "Zehua Wang", "Jason B Ernst", "Zhen Hong", "Chen Feng", "Victor CM Leung"]
+    assert not paper.authors_truncated
+    assert paper.date == "2018-09-16"
+    assert paper.citations_max == 485
+    assert [s.citations for s in paper.sources] == [480, 485]
+
+
+def test_two_publication_pages_of_one_person_are_two_sources() -> None:
+    from pubharvest.merge import source_key
+
+    pages = [parsers.parse((FIXTURES / "scholar" / f"handwritten_view_citation_{n}.html").read_bytes())
+             for n in ("chapter", "uncited")]
+    assert source_key(pages[0]) != source_key(pages[1])
+    assert source_key(pages[0]) == ("scholar", "publication", "Chaptr1AAAAJ:9yKSN-GCB0IC")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "bibtex", "csl-json"])
+def test_publication_page_exports_with_its_full_values(read_corpus, tmp_path, capsys, fmt: str) -> None:
+    from pubharvest.cli import main
+
+    page = tmp_path / "view_citation.html"
+    page.write_bytes(read_corpus(VIEW_CITATION))
+    assert main(["parse", str(page), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    if fmt == "csv":
+        assert "Wei Cai; Zehua Wang; Jason B Ernst; Zhen Hong; Chen Feng; Victor CM Leung" in out
+        assert ",publication," in out and "2018-09-16" in out
+    elif fmt == "bibtex":
+        assert "@article{" in out and "journal = {IEEE access}," in out
+        assert "pages = {53019--53033}" in out and "volume = {6}" in out and "publisher = {IEEE}" in out
+        assert "Leung, Victor CM" in out
+    else:
+        (item,) = json.loads(out)
+        assert (item["type"], item["container-title"], item["volume"], item["page"]) == (
+            "article-journal", "IEEE access", "6", "53019-53033")
+        assert item["issued"] == {"date-parts": [[2018, 9, 16]]}
+        assert len(item["author"]) == 6
+
+
+def test_coauthor_list_page_merges_with_the_owners_profile(read_corpus) -> None:
+    from pubharvest.merge import merge
+
+    coauthors = parsers.parse(read_corpus(SIX_COAUTHORS))
+    owner = PageResult(site="scholar", page="profile", profile=Profile(name="Beata Gajewska",
+                                                                        ids=parsers.records.Ids(scholar="-FW8OqsAAAAJ")))
+    (person,) = merge([("profile", owner), ("coauthors", coauthors)]).profiles
+    assert [s.name for s in person.sources] == ["Beata Gajewska", "Beata Gajewska"]
