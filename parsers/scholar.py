@@ -1152,7 +1152,7 @@ _SNIFF_COAUTHORS = ('id="gsc_coauthors_title"', 'id="gsc_codb_content"', 'class=
 _CARD_CLASSES = {"gsc_1usr_name": "name", "gs_ai_name": "name", "gsc_1usr_aff": "affiliation",
                  "gs_ai_aff": "affiliation", "gsc_1usr_emlb": "domain", "gsc_1usr_eml": "email",
                  "gs_ai_eml": "email", "gsc_1usr_cby": "cited_by", "gs_ai_cby": "cited_by",
-                 "gsc_co_int": "interest", "gs_ai_one_int": "interest"}
+                 "gsc_co_int": "interest", "gs_ai_one_int": "interest", "gsc_1usr": "card", "gsc_ucoar": "card"}
 _COAUTHOR_IDS = "gsc_ccl gsc_codb_content gsc_lnv_ui gs_ab_na"
 
 
@@ -1178,9 +1178,8 @@ def _parse_coauthors(doc: Document) -> PageResult:
     box = parts.get("gsc_ccl", parts.get("gsc_codb_content"))
     if box is None:  # a bare dialog fragment: the cards themselves
         box = root
-    cards = [e for e in box.iter("div") if {"gsc_1usr", "gsc_ucoar"} & set(_classes(e))]
+    cards, linked = _cards(box)
     coauthors = [c for c in map(_coauthor_card, cards) if c is not None]
-    linked = {u for u in (_user_id(a.get("href")) for a in box.iter("a")) if u}
     if (cards or linked) and not coauthors:
         raise LayoutChanged(f"a Scholar co-author list whose {len(cards) or len(linked)} co-authors could not be read "
                             "(div.gsc_1usr / div.gsc_ucoar with h3.gsc_1usr_name / h3.gs_ai_name)")
@@ -1194,9 +1193,30 @@ def _parse_coauthors(doc: Document) -> PageResult:
     return result
 
 
-def _coauthor_card(card: Element) -> Coauthor | None:
+def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
+    """The parts of each card (``_CARD_CLASSES``), and the profiles the box links: one walk of the box,
+    each element going to the card last opened (cards are not nested)."""
+    cards: list[dict[str, list[Element]]] = []
+    hrefs: set[str] = set()
+    known: dict[str, str | None] = {}  # each class string is split once: cards repeat the same few
+    for element in box.iter("div", "h3", "a"):
+        classes = element.get("class")
+        if element.tag == "a" and "user=" in (href := element.get("href") or ""):
+            hrefs.add(href)
+        if not classes:
+            continue
+        part = known.get(classes, "")
+        if part == "":
+            part = known[classes] = next((_CARD_CLASSES[n] for n in classes.split() if n in _CARD_CLASSES), None)
+        if part == "card":
+            cards.append({})
+        elif part and cards:
+            cards[-1].setdefault(part, []).append(element)
+    return cards, {user for user in map(_user_id, hrefs) if user}
+
+
+def _coauthor_card(parts: dict[str, list[Element]]) -> Coauthor | None:
     """One co-author card: name and id (the name's link), affiliation, e-mail domain, cited-by, interests."""
-    parts = _by_class(card, _CARD_CLASSES, tag=("h3", "div", "a"))
     heading = _first(parts, "name")
     link = next(heading.iter("a"), None) if heading is not None else None
     name = _text_of(link if link is not None else heading)
