@@ -871,7 +871,6 @@ _PAGE_RANGE = re.compile(r"^[\w.]*\d[\w.]*\s*[-–]\s*[\w.]*\d[\w.]*$")
 _SHORT_NUMBER = re.compile(r"^[\w.-]{0,3}\d[\w.-]{0,5}$")
 _OFFICE = re.compile(r"^[A-Z]{2}$")
 _LONG_NUMBER = re.compile(r"^[A-Z]{0,2}[\d,/ .-]{5,}[A-Z]?\d?$")
-_BAR_YEAR = re.compile(r"(?:as_yhi=|[^\d])(\d{4})$")
 
 
 class _Field(TypedDict):
@@ -1104,9 +1103,11 @@ def _fill_citation_fields(pub: Publication, value: Element, key: str, result: Pa
     """Total citations with their clusters and the chart, or the "Scholar articles" snippets."""
     for a in value.iter("a"):
         href = a.get("href") or ""
+        if "as_yhi=" in href:  # a bar of the chart: ``_publication_histogram`` reads those
+            continue
         clusters = _query_value(href, "cites") or _query_value(href, "cluster") or ""
         pub.ids.scholar_clusters += [c for c in clusters.split(",") if c and c not in pub.ids.scholar_clusters]
-        if "cites=" in href and "as_ylo" not in href and pub.citations is None:
+        if "cites=" in href and pub.citations is None:
             pub.citations = to_int(_text(a))
         elif key == "articles" and "cluster=" in href and "btnI" not in href:
             pub.versions = to_int(_text(a))
@@ -1118,22 +1119,33 @@ def _fill_citation_fields(pub: Publication, value: Element, key: str, result: Pa
             result.warn("publication_unreadable", "the total citations field holds no count (a.cites= link)")
 
 
-_OCI_YEARS = etree.XPath(".//span[contains(concat(' ', @class, ' '), ' gsc_oci_g_t ')]")
-_OCI_BARS = etree.XPath(".//a[contains(concat(' ', @class, ' '), ' gsc_oci_g_a ')]")
+def _bar_link_year(href: str) -> int | None:
+    """The year a bar's link ends with (``...&as_ylo=2019&as_yhi=2019``), else None.
+
+    >>> _bar_link_year("/scholar?cites=1&as_ylo=2019&as_yhi=2019"), _bar_link_year("/scholar?cites=12019")
+    (2019, None)
+    """
+    tail = href[-4:]
+    return int(tail) if tail.isdigit() and href[-5:-4] == "=" else None
 
 
 def _publication_histogram(value: Element, result: PageResult) -> list[YearCitations]:
     """Every year of the paper's chart, 0 where there is no bar; each bar's year is the one its link
     ends with (``as_yhi=2019``), never its position."""
-    years = [y for y in (to_int(_text(e)) for e in _elements(_OCI_YEARS(value))) if y]
+    years: list[int] = []
     counts: dict[int, int] = {}
     unread = 0
-    for bar in _elements(_OCI_BARS(value)):
-        match = _BAR_YEAR.search(bar.get("href") or "")
-        if match is None:
-            unread += 1
-            continue
-        counts[int(match.group(1))] = to_int(_text(bar)) or 0
+    for element in value.iter("span", "a"):
+        classes = element.get("class") or ""
+        if element.tag == "span" and "gsc_oci_g_t" in classes.split():
+            years += [year] if (year := to_int(element.text)) else []
+        elif element.tag == "a" and "gsc_oci_g_a" in classes.split():
+            year = _bar_link_year(element.get("href") or "")
+            if year is None:
+                unread += 1
+            else:
+                label = element.find("span")  # span.gsc_oci_g_al holds the count
+                counts[year] = to_int(label.text if label is not None else element.text) or 0
     if unread:
         result.warn("histogram_unreadable", f"{unread} bars of the citations chart link no year; left out")
     axis = years + list(counts)
