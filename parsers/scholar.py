@@ -866,6 +866,7 @@ _LEGACY_SECTIONS = {"pubdate_sec": "date", "volume_sec": "volume", "issue_sec": 
                     "scholar_sec": "citations"}
 _VENUE_KEYS = ("journal", "conference", "book", "source")
 _TYPE_OF_VENUE = {"journal": "article-journal", "conference": "paper-conference", "book": "chapter"}
+_FULL_TEXT_MARK = re.compile(r">\[[A-Z]{3,4}\]</span>")
 _SCHOLAR_DATE = re.compile(r"^(\d{4})(?:/(\d{1,2}))?(?:/(\d{1,2}))?$")
 _PAGE_RANGE = re.compile(r"^[\w.]*\d[\w.]*\s*[-–]\s*[\w.]*\d[\w.]*$")
 _SHORT_NUMBER = re.compile(r"^[\w.-]{0,3}\d[\w.-]{0,5}$")
@@ -885,12 +886,22 @@ def _sniff_publication_or_coauthors(doc: Document) -> str | None:
     """``publication`` or ``coauthors`` for those two Scholar pages (current and older layouts)."""
     if any(doc.contains(m) for m in _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
         return "publication"
-    if any(doc.contains(m) for m in _SNIFF_COAUTHORS):
-        return "coauthors"
+    if doc.contains('id="gsc_coauthors_title"') or (
+            any(doc.contains(m) for m in _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):
+        return "coauthors"  # a profile holds the co-author dialog's empty container, and gsc_prf all over
     return None
 
 
+def _refuse_cut_page(text: str, what: str) -> None:
+    """``Truncated`` when the page stops before its end: elements left open (these pages close every
+    ``div`` they open), or a whole page without its ``</html>``."""
+    unclosed = text.count("<div") - text.count("</div>")
+    if unclosed > 0 or ("<html" in text[:4096].lower() and "</html>" not in text[-4096:].lower()):
+        raise Truncated(f"the {what} stops before its end ({max(unclosed, 0)} elements left open); save it again")
+
+
 def _parse_publication(doc: Document) -> PageResult:
+    _refuse_cut_page(doc.text, "publication page")
     parts: dict[str, Element] = {}
     for element in _elements(_BY_ID(doc.selector.root, ids=_PUB_ID_LIST)):
         parts.setdefault(element.get("id", ""), element)
@@ -914,6 +925,12 @@ def _parse_publication(doc: Document) -> PageResult:
     _fill_fields(pub, fields, result)
     result.publications = [pub]
     result.profile = _page_owner(parts.get("gsc_sb_ui"), pub.ids.scholar)
+    if not legacy and "gsc_sb_ui" not in parts:
+        result.warn("publication_unreadable", "no sidebar naming the profile (#gsc_sb_ui): the record's profile "
+                                              "is the id of the paper's UID:PUBID alone")
+    if not any(link.kind not in ("publisher", "related") for link in pub.links) and _FULL_TEXT_MARK.search(doc.text):
+        result.warn("publication_unreadable", "the page marks a full-text link ([PDF], [HTML]) beside the title "
+                                              "that was not read (#gsc_oci_title_gg)")
     if legacy:
         result.warn("legacy_layout", "a pre-2014 publication page: its citations per year are a chart image "
                                      "with scaled bars, not read")
@@ -1146,8 +1163,11 @@ def _publication_histogram(value: Element, result: PageResult) -> list[YearCitat
             else:
                 label = element.find("span")  # span.gsc_oci_g_al holds the count
                 counts[year] = to_int(label.text if label is not None else element.text) or 0
+    linked = sum(1 for a in value.iter("a") if "as_yhi=" in (a.get("href") or ""))
+    unread += max(0, linked - len(counts) - unread)
     if unread:
-        result.warn("histogram_unreadable", f"{unread} bars of the citations chart link no year; left out")
+        result.warn("histogram_unreadable", f"{unread} bars of the citations chart (a.gsc_oci_g_a, each linking "
+                                            "its year) were not read; left out")
     axis = years + list(counts)
     if not axis:
         return []
@@ -1183,6 +1203,7 @@ def _coauthors_payload(doc: Document) -> str | None:
 
 def _parse_coauthors(doc: Document) -> PageResult:
     payload = _coauthors_payload(doc)
+    _refuse_cut_page(payload if payload is not None else doc.text, "co-author list")
     root = html_selector(payload).root if payload is not None else doc.selector.root
     parts: dict[str, Element] = {}
     for element in _elements(_BY_ID(root, ids=_COAUTHOR_IDS)):
@@ -1202,7 +1223,20 @@ def _parse_coauthors(doc: Document) -> PageResult:
     if len(coauthors) < len(cards) or len(linked - {owner.ids.scholar}) > len(coauthors):
         result.warn("coauthors_unreadable", f"the page shows {max(len(cards), len(linked))} co-authors, "
                                             f"{len(coauthors)} were read")
+    unread = [number for number, card in enumerate(cards, 1) if _unread_text(card)]
+    if unread:
+        result.warn("coauthors_unreadable", f"{_row_numbers(unread).replace('row', 'card')} of {len(cards)} hold "
+                                            "text that no part pubharvest knows reads (a renamed class?)")
+    if "gsc_ccl" in parts and not owner.name:
+        result.warn("coauthors_unreadable", "no link naming the profile (#gsc_lnv_ui): the owner's name is null")
     return result
+
+
+def _unread_text(card: dict[str, list[Element]]) -> bool:
+    """Whether the card holds text outside the parts read (each card's own element is kept as ``card``)."""
+    whole = len("".join(_text(card["card"][0]).split()))
+    read = sum(len("".join(_text(e).split())) for part, elements in card.items() if part != "card" for e in elements)
+    return whole > read
 
 
 def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
@@ -1221,7 +1255,7 @@ def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
         if part == "":
             part = known[classes] = next((_CARD_CLASSES[n] for n in classes.split() if n in _CARD_CLASSES), None)
         if part == "card":
-            cards.append({})
+            cards.append({"card": [element]})
         elif part and cards:
             cards[-1].setdefault(part, []).append(element)
     return cards, {user for user in map(_user_id, hrefs) if user}
