@@ -1223,7 +1223,7 @@ def _parse_coauthors(doc: Document) -> PageResult:
     if len(coauthors) < len(cards) or len(linked - {owner.ids.scholar}) > len(coauthors):
         result.warn("coauthors_unreadable", f"the page shows {max(len(cards), len(linked))} co-authors, "
                                             f"{len(coauthors)} were read")
-    unread = [number for number, card in enumerate(cards, 1) if _unread_text(card)]
+    unread = [number for number, card in enumerate(cards, 1) if "unread" in card]
     if unread:
         result.warn("coauthors_unreadable", f"{_row_numbers(unread).replace('row', 'card')} of {len(cards)} hold "
                                             "text that no part pubharvest knows reads (a renamed class?)")
@@ -1232,25 +1232,17 @@ def _parse_coauthors(doc: Document) -> PageResult:
     return result
 
 
-def _unread_text(card: dict[str, list[Element]]) -> bool:
-    """Whether the card holds text outside the parts read (each card's own element is kept as ``card``)."""
-    whole = len("".join(_text(card["card"][0]).split()))
-    read = sum(len("".join(_text(e).split())) for part, elements in card.items() if part != "card" for e in elements)
-    return whole > read
-
 
 def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
     """The parts of each card (``_CARD_CLASSES``), and the profiles the box links: one walk of the box,
     each element going to the card last opened (cards are not nested)."""
     cards: list[dict[str, list[Element]]] = []
     hrefs: set[str] = set()
-    known: dict[str, str | None] = {}  # each class string is split once: cards repeat the same few
-    for element in box.iter("div", "h3", "a"):
-        classes = element.get("class")
+    known: dict[str, str | None] = {"": None}  # each class string is split once: cards repeat the same few
+    for element in box.iter("div", "h3", "a", "span"):
+        classes = element.get("class") or ""
         if element.tag == "a" and "user=" in (href := element.get("href") or ""):
             hrefs.add(href)
-        if not classes:
-            continue
         part = known.get(classes, "")
         if part == "":
             part = known[classes] = next((_CARD_CLASSES[n] for n in classes.split() if n in _CARD_CLASSES), None)
@@ -1258,7 +1250,14 @@ def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
             cards.append({"card": [element]})
         elif part and cards:
             cards[-1].setdefault(part, []).append(element)
+        elif cards and element.text and element.text.strip() and not _is_part(element.getparent(), known) and \
+                cards[-1]["card"][0] in element.iterancestors():  # not the footer after the last card
+            cards[-1].setdefault("unread", []).append(element)  # text no part holds: a renamed class?
     return cards, {user for user in map(_user_id, hrefs) if user}
+
+
+def _is_part(element: Element | None, known: dict[str, str | None]) -> bool:
+    return element is not None and bool(known.get(element.get("class") or ""))
 
 
 def _coauthor_card(parts: dict[str, list[Element]]) -> Coauthor | None:
