@@ -893,11 +893,15 @@ def _sniff_publication_or_coauthors(doc: Document) -> str | None:
 
 
 def _refuse_cut_page(text: str, what: str) -> None:
-    """``Truncated`` when the page stops before its end: elements left open (these pages close every
-    ``div`` they open), or a whole page without its ``</html>``."""
+    """``Truncated`` when the page stops before its end: a whole page without its ``</html>``, or a
+    fragment with elements left open (these pages close every ``div`` they open)."""
+    if "<html" in text[:4096].lower():
+        if "</html>" not in text[-4096:].lower():
+            raise Truncated(f"the {what} stops before its end (no </html>); save it again")
+        return
     unclosed = text.count("<div") - text.count("</div>")
-    if unclosed > 0 or ("<html" in text[:4096].lower() and "</html>" not in text[-4096:].lower()):
-        raise Truncated(f"the {what} stops before its end ({max(unclosed, 0)} elements left open); save it again")
+    if unclosed > 0:
+        raise Truncated(f"the {what} stops before its end ({unclosed} elements left open); save it again")
 
 
 def _parse_publication(doc: Document) -> PageResult:
@@ -1239,7 +1243,7 @@ def _cards(box: Element) -> tuple[list[dict[str, list[Element]]], set[str]]:
     cards: list[dict[str, list[Element]]] = []
     hrefs: set[str] = set()
     known: dict[str, str | None] = {"": None}  # each class string is split once: cards repeat the same few
-    for element in box.iter("div", "h3", "a", "span"):
+    for element in box.iter("div", "h3", "a"):
         classes = element.get("class") or ""
         if element.tag == "a" and "user=" in (href := element.get("href") or ""):
             hrefs.add(href)
