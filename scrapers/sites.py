@@ -177,8 +177,8 @@ class Scholar(Site):
 
 LISTING_KINDS = ("profile", "rows", "publication_list")  # the pages that list a profile's publications
 # what a paper's own page gives that its listing row cuts or lacks
-_DETAIL_FIELDS = ("authors", "authors_truncated", "date", "type", "venue", "venue_truncated", "publisher", "summary",
-                  "citations_by_year", "container", "volume", "issue", "pages", "patent_office", "versions")
+_DETAIL_FIELDS = ("date", "type", "publisher", "summary", "citations_by_year", "container", "volume", "issue", "pages",
+                  "patent_office", "versions")
 
 
 def complete_record(record: PageResult, extra: list[PageResult]) -> None:
@@ -198,9 +198,12 @@ def complete_record(record: PageResult, extra: list[PageResult]) -> None:
 
 def _take_details(listed: Publication, detail: Publication) -> None:
     for name in _DETAIL_FIELDS:
-        value = getattr(detail, name)
-        if value or (name == "authors_truncated" and detail.authors):
+        if value := getattr(detail, name):
             setattr(listed, name, value)
+    if detail.authors:  # a value and its "cut" flag go together
+        listed.authors, listed.authors_truncated = detail.authors, detail.authors_truncated
+    if detail.venue:
+        listed.venue, listed.venue_truncated = detail.venue, detail.venue_truncated
     if detail.title and (not listed.title or len(detail.title) > len(listed.title)):
         listed.title = detail.title  # the profile cuts long titles
     listed.ids.scholar_clusters += [c for c in detail.ids.scholar_clusters if c not in listed.ids.scholar_clusters]

@@ -10,6 +10,8 @@ import pytest
 from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, lines_without_when, records, scrape, write_job
 
+from pubharvest.cli import main
+
 # Google's rules for /citations (its robots.txt): profiles are allowed, every other view_op is not.
 GOOGLE_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\nDisallow: /citations?*cstart=\n"
 FULL_AUTHORS = ["Hanako Yamada", "Ichiro Tanaka", "Jane Smith"]
@@ -51,6 +53,9 @@ def test_details_and_coauthors_complete_the_record(site, tmp_path: Path, capsys)
         assert pub["citations_by_year"] == [{"year": 2018, "citations": 3}]
     assert [c["name"] for c in record["profile"]["coauthors"]] == ["Kalpana Platel", "Søren Ødegård"]
     assert not [w for w in record["warnings"] if w["code"].endswith("_missing")]
+    # the archive holds every page of the target: parsed again offline, it gives the same record
+    assert main(["parse", "--format", "jsonl", str(tmp_path / "out.warc.gz")]) == 0
+    assert capsys.readouterr().out == (tmp_path / "out.jsonl").read_text(encoding="utf-8")
 
 
 def test_pages_robots_txt_disallows_are_skipped_and_the_record_says_so(site, tmp_path: Path, capsys) -> None:
@@ -108,3 +113,23 @@ def test_the_scrapy_engine_completes_a_profile_as_the_default_engine_does(tmp_pa
     assert by_scrapy == by_httpx
     record = one_record(tmp_path / "scrapy")
     assert record["publications"][0]["authors"] == (["H Yamada", "I Tanaka"] if robots else FULL_AUTHORS)
+
+
+def test_a_papers_page_replaces_the_rows_cut_values_and_their_flags() -> None:
+    from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
+    from pubharvest.scrapers import sites
+
+    row = Publication(title="Decentralized applications", authors=["W Cai", "Z Wang"], authors_truncated=True,
+                      venue="IEEE acc", venue_truncated=True, ids=PublicationIds(scholar="U:P"))
+    listing = PageResult(site="scholar", page="profile", profile=Profile(ids=Ids(scholar="U")), publications=[row])
+    listing.warn("coauthors_partial", "more behind View all")
+    detail = PageResult(site="scholar", page="publication", publications=[Publication(
+        title="Decentralized applications: The blockchain-empowered software system", authors=["Wei Cai", "Zehua Wang"],
+        venue="IEEE access 6, 53019-53033", date="2018-09-16", ids=PublicationIds(scholar="U:P"))])
+    listed = PageResult(site="scholar", page="coauthors", profile=Profile(coauthors=[]))
+    record = sites.SITES["scholar"].merge([listing, detail, listed])
+    (pub,) = record.publications
+    assert (pub.authors, pub.authors_truncated) == (["Wei Cai", "Zehua Wang"], False)
+    assert (pub.venue, pub.venue_truncated, pub.date) == ("IEEE access 6, 53019-53033", False, "2018-09-16")
+    assert pub.title == "Decentralized applications: The blockchain-empowered software system"
+    assert not [w for w in record.warnings if w.code == "coauthors_partial"]
