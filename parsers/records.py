@@ -30,7 +30,7 @@ __all__ = [
     "registered_sites", "own_id", "set_own_id", "to_builtins", "to_json", "from_json", "json_schema",
 ]
 
-PageKind = Literal["profile", "publication_list", "publication", "rows", "search"]
+PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
 
 
 class _Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -111,6 +111,8 @@ class Coauthor(_Record):
     ids: Ids = msgspec.field(default_factory=Ids)
     papers: int | None = None
     url: str | None = None
+    interests: list[str] = []
+    citations: int | None = None  # the co-author's own "Cited by" count (Scholar's co-author list)
 
 
 class Link(_Record):
@@ -197,6 +199,13 @@ class Publication(_Record):
     result_type: str | None = None
     versions: int | None = None
     result_id: str | None = None  # the result's own id on a search page (``data-cid``, used by Cite and related:)
+    # the paper's own page (Scholar's view_citation) gives these; the venue keeps them too, as a profile row writes it
+    citations_by_year: list[YearCitations] = []
+    container: str | None = None  # the journal, conference or book alone: the venue without volume, issue, pages
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    patent_office: str | None = None
 
 
 class PageWarning(_Record):
