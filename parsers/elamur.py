@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -69,8 +69,8 @@ _PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "sh
                "ranking": "Paper Stars ranking page", "author_year": "author's works-of-one-year page",
                "cited_by": "author's cited-by page", "page": "page"}
 
-_COMMENTS = re.compile(r"\A(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
-_FRONT_MATTER = re.compile(r"\A---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
+_COMMENTS = re.compile(r"(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
+_FRONT_MATTER = re.compile(r"---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
 _FRONT_KEY = re.compile(r'(?P<key>[a-z_]+):\s+"(?P<value>[^"]*)"')
 _PAGE_URL = re.compile(rf"\A(?:{re.escape(_HTML_HOST)}|{re.escape(_MARKDOWN_HOST)})"
                        r"(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
@@ -120,7 +120,19 @@ def _page_kind(url: str) -> str:
 
 def _without_comments(text: str) -> str:
     """The text without leading HTML or Markdown comments (hand-written fixtures start with one)."""
-    return _COMMENTS.sub("", text.lstrip("\ufeff"), count=1)
+    text = text.lstrip("\ufeff")
+    match = _COMMENTS.match(text)
+    return text[match.end():] if match else text
+
+
+def _start(text: str) -> int:
+    """Where the page starts in ``text``: after any byte-order marks and leading comments (an offset,
+    so that a page of 100 MB is not copied to drop a line)."""
+    pos = 0
+    while text.startswith("\ufeff", pos):
+        pos += 1
+    match = _COMMENTS.match(text, pos)
+    return match.end() if match else pos
 
 
 def _front_matter(text: str) -> dict[str, str]:
@@ -147,17 +159,20 @@ def _markdown_url(url: str | None) -> str | None:
     return _MARKDOWN_HOST + url[len(_HTML_HOST):] if url and url.startswith(_HTML_HOST) else None
 
 
-def _with_newlines(body: str) -> str:
-    """The Markdown body with newlines put back before the known headings and list items.
+def _with_newlines(body: str, head: bool = True) -> str:
+    """The Markdown body with newlines put back before the known headings and list items (and, in the
+    page's ``head``, around its ``# Name`` heading).
 
     A body whose newlines survived is left as it is (every shape already starts a line).
 
     >>> _with_newlines("Intro. ## Venues Where. - SC 2021 ## Cited by Text")
     'Intro.\\n\\n## Venues\\n\\nWhere.\\n- SC 2021\\n\\n## Cited by\\n\\nText'
     """
-    text = _TITLE_BY_INTRO.sub(lambda m: f"\n\n# {m['name']}\n\n", body, count=1)
-    if not re.search(r"(?m)^# ", text):
-        text = _TITLE_BY_CRUMB.sub(lambda m: f"{m['name']}\n\n# {m['name']}\n\n", text, count=1)
+    text = body
+    if head:
+        text = _TITLE_BY_INTRO.sub(lambda m: f"\n\n# {m['name']}\n\n", text, count=1)
+        if not re.search(r"(?m)^# ", text):
+            text = _TITLE_BY_CRUMB.sub(lambda m: f"{m['name']}\n\n# {m['name']}\n\n", text, count=1)
     text = _KNOWN_HEADING.sub(lambda m: f"\n\n{m['marks']} {m['title']}\n\n", text)
     text = _OTHER_HEADING.sub("\n\n", text)  # an unknown heading: its start is known, its end is not
     text = _NUMBERED_ITEM.sub("\n\n", text)
@@ -192,15 +207,25 @@ class _Block:
 @dataclass
 class _Section:
     title: str  # "" for the page head (H1 and what comes before the first H2)
-    blocks: list[_Block] = field(default_factory=list)
+    blocks: list[_Block | _Item] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return " ".join(block.text for block in self.blocks)
 
     @property
-    def items(self) -> list[_Block]:
+    def items(self) -> list[_Block | _Item]:
         return [block for block in self.blocks if block.kind == "item"]
+
+    @property
+    def lead(self) -> str:
+        """The text of the blocks before the section's first list item (where it states its counts)."""
+        lead = []
+        for block in self.blocks:
+            if block.kind == "item":
+                break
+            lead.append(block.text)
+        return " ".join(lead)
 
 
 def _markdown_sections(body: str) -> list[_Section]:
@@ -263,16 +288,158 @@ def _links_of(runs: list[_Run]) -> list[tuple[str, list[_Run]]]:
     return list(found.values())
 
 
+# --- the long lists, read without markdown-it --------------------------------------------------
+#
+# The lists of an author page (Papers, All works, Co-authors here) hold all but a few kB of a big
+# page, and markdown-it reads about 1 MB/s. The scanner below reads an item of one of the shapes
+# those lists have with one regular expression, where nothing in it can be markup but what the shape
+# says: its text holds none of ``*_[]`<>\&#``, no tab, and no line of it starts a block. Any other item
+# (and everything outside those lists) goes through ``_with_newlines`` and markdown-it, one item at a
+# time, so both readings give the same blocks. Positions, not slices: a page is never copied whole.
+
+_PLAIN = r"[^\n\r\t\0*_\[\]`<>\\&#]"
+# A line break, when the next line cannot start a block (a list item, heading, quote, fence, HTML,
+# thematic break or setext underline) nor be blank: it stays in the paragraph, as a soft break.
+_BREAK = r"\n[ ]*(?![-+*>#=~`<_ \n\r\t]|\d{1,9}[.)](?:[ \n]|\Z))"
+_TEXT = rf"(?:{_PLAIN}|{_BREAK})"
+# URLs that markdown-it's link normalisation leaves as they are.
+_URL = r"https?://[a-z0-9.-]+(?:/[A-Za-z0-9\-._~/?=+,;:@!$']*)?"
+_SHAPES = {
+    "Papers": {"paper": re.compile(
+        rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}+)\]\((?P<href>{_URL})\)\*\*(?:[ ]+|[ ]*\n[ ]*)"
+        rf"\*(?P<em>{_PLAIN}+)\*(?P<rest>{_TEXT}*)\s*")},
+    "All works": {"work": re.compile(
+        rf"\d{{1,9}}[.)] \[\*\*(?P<bold>{_TEXT}+)\*\*(?P<authors>{_TEXT}+)\*(?P<em>{_PLAIN}+)\*\]"
+        rf"\((?P<href>{_URL})\)\s*"),
+        "unpaged": re.compile(
+        rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}+)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT}*)\*\*"
+        rf"(?P<authors>{_TEXT}+)\*(?P<em>{_PLAIN}+)\*\s*")},
+    "Co-authors here": {"person": re.compile(rf"- \[(?P<name>{_PLAIN}+)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*)\s*")},
+}
+# Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
+_ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
+_LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) + r")(?=[ \t\n]|\Z)")
+
+
+class _Item(NamedTuple):
+    """A list item read by the scanner: its shape and its parts, as ``_Block`` runs would give them."""
+
+    shape: str  # a name of ``_SHAPES``
+    parts: dict[str, str]
+    kind: str = "item"
+
+    @property
+    def text(self) -> str:
+        return clean(" ".join(self.parts.values()))
+
+
+def _read_sections(text: str, start: int) -> list[_Section]:
+    """The sections of the page that starts at ``start`` in ``text``: the long lists by the scanner,
+    item by item, the rest (and any item of another shape) by markdown-it."""
+    bounds = _level2_headings(text, start)
+    sections = _markdown_sections(_with_newlines(text[start:bounds[0]]))
+    for at, end in zip(bounds, bounds[1:] + [len(text)]):
+        heading = _LIST_HEADING.match(text, at)
+        if heading is None:
+            _add_slow(sections, text[at:end])
+            continue
+        item = _ITEM_START.search(text, at, end)
+        first = item.start() + 1 if item else end
+        _add_slow(sections, text[at:first])
+        _scan_items(text, first, end, _SHAPES[heading["title"]], sections)
+    return sections
+
+
+def _level2_headings(text: str, start: int) -> list[int]:
+    """Where the ``## `` headings start (after a space or a line break, as ``_with_newlines`` puts
+    them on a line of their own), and ``len(text)`` when there is none."""
+    found = []
+    at = text.find("## ", start)
+    while at >= 0:
+        if (at == start or text[at - 1] in " \t\n") and at + 3 < len(text) and not text[at + 3].isspace():
+            found.append(at)
+        at = text.find("## ", at + 3)
+    return found or [len(text)]
+
+
+def _scan_items(text: str, pos: int, end: int, shapes: dict[str, re.Pattern[str]], sections: list[_Section]) -> None:
+    """The items of a long list between ``pos`` and ``end``, each read by a shape or by markdown-it."""
+    while pos < end:
+        following = _ITEM_START.search(text, pos + 1, end)
+        stop = following.start() + 1 if following else end
+        item = _scanned(text, pos, stop, shapes, sections[-1])
+        if item is None:
+            _add_slow(sections, text[pos:stop])
+        else:
+            sections[-1].blocks.append(item)
+        pos = stop
+
+
+def _scanned(text: str, pos: int, stop: int, shapes: dict[str, re.Pattern[str]], section: _Section) -> _Item | None:
+    """The item at ``pos`` read by one of ``shapes``, or None when none fits exactly."""
+    if not _starts_item(text, pos, section):
+        return None
+    for shape, pattern in shapes.items():
+        match = pattern.fullmatch(text, pos, stop)
+        if match and _emphasis_holds(text, match, stop):
+            return _Item(shape, {name: value for name, value in match.groupdict().items()})
+    return None
+
+
+def _starts_item(text: str, pos: int, section: _Section) -> bool:
+    """Whether CommonMark starts a list item at ``pos``: after a space (``_with_newlines`` puts a
+    line break there), after the previous item, after a blank line, or a bullet or a first item
+    (they may interrupt a paragraph)."""
+    if pos == 0 or text[pos - 1] in " \t" or (section.blocks and section.blocks[-1].kind == "item"):
+        return True
+    line = text.rfind("\n", 0, pos - 1)
+    return not text[line + 1:pos - 1].strip() or text.startswith(("- ", "1. ", "1) "), pos)
+
+
+def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
+    """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
+    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
+    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
+
+    def kind(at: int) -> tuple[bool, bool]:  # (punctuation, whitespace) of the character at ``at``
+        char = text[at] if match.start() <= at < stop else " "
+        return isMdAsciiPunct(ord(char)) or isPunctChar(char), isWhiteSpace(ord(char))
+
+    depth = 0  # runs of the shape, in order, alternately opening and closing (none nests)
+    for at in (i for i in range(match.start(), match.end()) if text[i] == "*" and text[i - 1] != "*"):
+        size = 2 if text.startswith("**", at) else 1
+        (last_punct, last_space), (next_punct, next_space) = kind(at - 1), kind(at + size)
+        left = not (next_space or (next_punct and not (last_space or last_punct)))
+        right = not (last_space or (last_punct and not (next_space or next_punct)))
+        if not (right if depth % 2 else left):
+            return False
+        depth += 1
+    return True
+
+
+def _has_link(block: _Block | _Item) -> bool:
+    return isinstance(block, _Item) or bool(_links_of(block.runs))
+
+
+def _add_slow(sections: list[_Section], part: str) -> None:
+    """Read ``part`` (a stretch after the head) with markdown-it and add its blocks and sections."""
+    found = _markdown_sections(_with_newlines(part, head=False))
+    sections[-1].blocks.extend(found[0].blocks)
+    sections.extend(found[1:])
+
+
 # --- the public entry ---------------------------------------------------------------------------
 
 
 def parse(doc: Document) -> PageResult:
     """The records of an Elamur author page; raises ``Unrecognised`` for other kinds of Elamur page."""
-    text = _without_comments(doc.text)
-    meta = _front_matter(text)
-    url = _page_url(meta, text)
+    text = doc.text
+    start = _start(text)
+    front = _FRONT_MATTER.match(text, start)
+    meta = _front_matter(front.group()) if front else {}
+    url = _page_url(meta, text[start:start + 2048])
     if url is None:
-        if text.startswith("---") and not meta:
+        if text.startswith("---", start) and not meta:
             raise Truncated("the page stops inside its front matter")
         raise Unrecognised("not an Elamur Research page")
     kind = _page_kind(url)
@@ -283,8 +450,7 @@ def parse(doc: Document) -> PageResult:
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
-    body = _FRONT_MATTER.sub("", text, count=1)
-    sections = _markdown_sections(_with_newlines(body))
+    sections = _read_sections(text, front.end() if front else start)
     result = PageResult(site=SITE.name, page="profile", url=url)
     result.profile = _profile(meta, url, sections, result)
     result.profile.updated = updated
@@ -294,7 +460,10 @@ def parse(doc: Document) -> PageResult:
 
 def _updated_date(text: str) -> str | None:
     """The ISO date of the closing ``Updated 2 November 2026`` line, or None when it is missing."""
-    match = _UPDATED.search(text)
+    end = len(text)
+    while end and text[end - 1].isspace():  # not rstrip(): no copy of the page
+        end -= 1
+    match = _UPDATED.search(text, max(0, end - 40))
     return iso_date(match["year"], match["month"], match["day"]) if match else None
 
 
@@ -405,7 +574,7 @@ def _metrics(links: list[tuple[str, list[_Run]]], sections: list[_Section], resu
         elif m := re.search(r"Paper Stars ranking: #([\d,]+)", label):
             found.rank = to_int(m.group(1))
     all_works = _section(sections, "All works")
-    if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.text)):
+    if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.lead)):
         found.library_works_all = to_int(m.group(1))
     without_page = next((to_int(m.group(1)) for _, runs in links
                          if (m := re.search(r"([\d,]+) more in our library without a page", _joined(runs)))), 0)
@@ -519,17 +688,22 @@ def _coauthors(sec: _Section, result: PageResult) -> list[Coauthor]:
     """``- [Samyam Rajbhandari](…/authors/samyam-rajbhandari/) ×2``; no ``×N`` means one paper."""
     found = []
     for block in sec.items:
-        links = _links_of(block.runs)
-        if not links:
-            continue
-        href, runs = links[0]
-        slug = re.search(r"/authors/([^/]+)/?\Z", href)
-        times = re.search(r"×\s*([\d,]+)", _joined([run for run in block.runs if run.href is None]))
-        found.append(Coauthor(name=_joined(runs), ids=Ids(elamur=slug.group(1) if slug else None),
-                              papers=to_int(times.group(1)) if times else 1, url=href))
-    if m := re.match(r"([\d,]+) co-authors? with a page", sec.text):
+        if isinstance(block, _Item):
+            found.append(_coauthor(block.parts["name"], block.parts["href"], block.parts["rest"]))
+        elif links := _links_of(block.runs):
+            href, runs = links[0]
+            found.append(_coauthor(_joined(runs), href, _joined([run for run in block.runs if run.href is None])))
+    if m := re.match(r"([\d,]+) co-authors? with a page", sec.lead):
         _check_count(result, "co-authors", to_int(m.group(1)), len(found))
     return found
+
+
+def _coauthor(name: str, href: str, rest: str) -> Coauthor:
+    """The co-author of an item: the link's text and URL, and ``×N`` in the text around it."""
+    slug = re.search(r"/authors/([^/]+)/?\Z", href)
+    times = re.search(r"×\s*([\d,]+)", clean(rest))
+    return Coauthor(name=clean(name), ids=Ids(elamur=slug.group(1) if slug else None),
+                    papers=to_int(times.group(1)) if times else 1, url=href)
 
 
 # --- the publications ---------------------------------------------------------------------------
@@ -549,10 +723,10 @@ def _publications(sections: list[_Section], profile: Profile, result: PageResult
                         "a link to the paper's page or a bold '[title ↗](original)' link", result)
     stated_all = None
     if all_sec:
-        if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.text):
+        if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.lead):
             stated_all = to_int(m.group(1))
             _check_count(result, "works in 'All works'", stated_all, len(works))
-        if m := re.search(r"; ([\d,]+) with a page here", all_sec.text):
+        if m := re.search(r"; ([\d,]+) with a page here", all_sec.lead):
             _check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
     if papers_sec:
         _check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
@@ -562,7 +736,7 @@ def _publications(sections: list[_Section], profile: Profile, result: PageResult
     return distinct(papers + works, result)
 
 
-def _read_items(sec: _Section | None, name: str, read: Callable[[_Block], Publication | None], missing: str,
+def _read_items(sec: _Section | None, name: str, read: Callable[[_Block | _Item], Publication | None], missing: str,
                 result: PageResult) -> list[Publication]:
     """The papers of a section's list items, checked (``listings.check_listings``): items that give
     no paper are numbered, items without their ``(year · N citations)`` too."""
@@ -571,7 +745,7 @@ def _read_items(sec: _Section | None, name: str, read: Callable[[_Block], Public
     found, unreadable, incomplete = [], [], []
     items = sec.items
     for number, block in enumerate(items, 1):
-        pub = read(block) if _links_of(block.runs) else None
+        pub = read(block) if _has_link(block) else None
         if pub is None or not pub.title:
             unreadable.append(number)
             continue
@@ -603,41 +777,71 @@ def _paper_slug(href: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def _paper_item(block: _Block) -> Publication | None:
+def _paper_item(block: _Block | _Item) -> Publication | None:
     """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``; None for
     an item of another shape (no bold link to a paper page)."""
+    if isinstance(block, _Item):
+        return _paper(block.parts["title"], block.parts["href"], block.parts["em"], block.parts["rest"])
     href, title_runs = _links_of(block.runs)[0]
-    if _paper_slug(href) is None or not all(run.strong for run in title_runs):
+    if not all(run.strong for run in title_runs):
+        return None
+    span = _first_em(block.runs)
+    if span is None:
+        return _paper(_joined(title_runs), href, None, "")
+    return _paper(_joined(title_runs), href, _joined(block.runs[span[0]:span[1]]), _joined(block.runs[span[1]:]))
+
+
+def _paper(title: str, href: str, em: str | None, rest: str) -> Publication | None:
+    """The paper of a *Papers* item: its title, link, first italic stretch and the text after it."""
+    slug = _paper_slug(href)
+    if slug is None:
         return None
     year = cites = summary = None
-    if span := _first_em(block.runs):
-        year, cites = _year_and_citations(_joined(block.runs[span[0]:span[1]]))
-        summary = clean_or_none(_joined(block.runs[span[1]:]))
-    return Publication(title=_joined(title_runs), year=year, citations=cites, url=href, summary=summary,
-                       ids=PublicationIds(elamur=_paper_slug(href)))
+    if em is not None:
+        year, cites = _year_and_citations(em)
+        summary = clean_or_none(rest)
+    return Publication(title=clean(title), year=year, citations=cites, url=href, summary=summary,
+                       ids=PublicationIds(elamur=slug))
 
 
-def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str],
+def _work_item(block: _Block | _Item, titles: dict[str, str | None], venues: list[str],
                result: PageResult) -> Publication | None:
     """An "All works" item: a paper with a page, or (``↗``) an original link for one without a page;
     None for an item of neither shape."""
+    if isinstance(block, _Item):
+        parts = block.parts
+        if block.shape == "work":  # the whole bold span is inside the link
+            bold = linked = parts["bold"]
+            tail = ""
+        else:
+            linked, tail = parts["linked"], parts["tail"]
+            bold = linked + tail
+        return _work(parts["href"], parts["em"], parts["authors"], bold, linked, tail, titles, venues, result)
     runs = block.runs
     href, _ = _links_of(runs)[0]
-    year, cites = _year_and_citations(_joined([r for r in runs if r.em]))
-    names, truncated = split_names(_joined([r for r in runs if not r.strong and not r.em]))
+    return _work(href, _joined([r for r in runs if r.em]), _joined([r for r in runs if not r.strong and not r.em]),
+                 _joined([r for r in runs if r.strong]), _joined([r for r in runs if r.strong and r.href]),
+                 _joined([r for r in runs if r.strong and not r.href]), titles, venues, result)
+
+
+def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, titles: dict[str, str | None],
+          venues: list[str], result: PageResult) -> Publication | None:
+    """The paper of an "All works" item from its parts: the first link, the italic and plain text, and
+    the bold text (all of it; the part inside a link; the part outside)."""
+    year, cites = _year_and_citations(clean(em))
+    names, truncated = split_names(authors)
     pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     slug = _paper_slug(href)
     if slug:
         pub.ids.elamur = slug
-        pub.title, pub.venue, pub.ids.arxiv = split_title(_joined([r for r in runs if r.strong]),
-                                                          titles.get(slug), venues, result)
+        pub.title, pub.venue, pub.ids.arxiv = split_title(clean(bold), titles.get(slug), venues, result)
         return pub
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
-    linked = _joined([r for r in runs if r.strong and r.href])
+    linked = clean(linked)
     if not linked.endswith("↗"):
         return None
     pub.title = re.sub(r"\s*↗\Z", "", linked)
-    for part in _joined([r for r in runs if r.strong and not r.href]).split(" · "):
+    for part in clean(tail).split(" · "):
         part = clean(part)
         if part.startswith("arXiv:"):
             pub.ids.arxiv = find_arxiv_id(part)
