@@ -302,6 +302,7 @@ _PLAIN = r"[^\n\r\t\0*_\[\]`<>\\&#]"
 # thematic break or setext underline) nor be blank: it stays in the paragraph, as a soft break.
 _BREAK = r"\n[ ]*(?![-+*>#=~`<_ \n\r\t]|\d{1,9}[.)](?:[ \n]|\Z))"
 _TEXT = rf"(?:{_PLAIN}|{_BREAK})"
+_TO_EM = rf"(?:{_TEXT}+(?:\n[ ]*)?|\n[ ]*)(?=\*[^\s*])"  # text before an italic stretch, which may start a line
 # URLs that markdown-it's link normalisation leaves as they are.
 _URL = r"https?://[a-z0-9.-]+(?:/[A-Za-z0-9\-._~/?=+,;:@!$']*)?"
 _SHAPES = {
@@ -309,11 +310,11 @@ _SHAPES = {
         rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}+)\]\((?P<href>{_URL})\)\*\*(?:[ ]+|[ ]*\n[ ]*)"
         rf"\*(?P<em>{_PLAIN}+)\*(?P<rest>{_TEXT}*)\s*")},
     "All works": {"work": re.compile(
-        rf"\d{{1,9}}[.)] \[\*\*(?P<bold>{_TEXT}+)\*\*(?P<authors>{_TEXT}+)\*(?P<em>{_PLAIN}+)\*\]"
+        rf"\d{{1,9}}[.)] \[\*\*(?P<bold>{_TEXT}+)\*\*(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}+)\*\]"
         rf"\((?P<href>{_URL})\)\s*"),
         "unpaged": re.compile(
         rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}+)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT}*)\*\*"
-        rf"(?P<authors>{_TEXT}+)\*(?P<em>{_PLAIN}+)\*\s*")},
+        rf"(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}+)\*\s*")},
     "Co-authors here": {"person": re.compile(rf"- \[(?P<name>{_PLAIN}+)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*)\s*")},
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
