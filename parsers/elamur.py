@@ -14,6 +14,7 @@ both forms go through the same code and give the same records.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -319,6 +320,7 @@ _SHAPES = {
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
 _ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
+_STARS = re.compile(r"\*+")
 _LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) + r")(?=[ \t\n]|\Z)")
 
 
@@ -328,6 +330,12 @@ class _Item(NamedTuple):
     shape: str  # a name of ``_SHAPES``
     parts: dict[str, str]
     kind: str = "item"
+    level: int = 0
+
+    @property
+    def runs(self) -> list[_Run]:
+        """None: the scanner keeps the item's parts instead (see ``_paper_item``, ``_work_item``)."""
+        return []
 
     @property
     def text(self) -> str:
@@ -400,22 +408,24 @@ def _starts_item(text: str, pos: int, section: _Section) -> bool:
 def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
     """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
     flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
-    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
-
-    def kind(at: int) -> tuple[bool, bool]:  # (punctuation, whitespace) of the character at ``at``
-        char = text[at] if match.start() <= at < stop else " "
-        return isMdAsciiPunct(ord(char)) or isPunctChar(char), isWhiteSpace(ord(char))
-
-    depth = 0  # runs of the shape, in order, alternately opening and closing (none nests)
-    for at in (i for i in range(match.start(), match.end()) if text[i] == "*" and text[i - 1] != "*"):
-        size = 2 if text.startswith("**", at) else 1
-        (last_punct, last_space), (next_punct, next_space) = kind(at - 1), kind(at + size)
+    lo = match.start()
+    for depth, run in enumerate(_STARS.finditer(text, lo, match.end())):  # none nests: open, close, ...
+        at, after = run.start(), run.end()
+        last_punct, last_space = _char_kind(text[at - 1] if at > lo else " ")
+        next_punct, next_space = _char_kind(text[after] if after < stop else " ")
         left = not (next_space or (next_punct and not (last_space or last_punct)))
         right = not (last_space or (last_punct and not (next_space or next_punct)))
         if not (right if depth % 2 else left):
             return False
-        depth += 1
     return True
+
+
+@cache
+def _char_kind(char: str) -> tuple[bool, bool]:
+    """Whether markdown-it counts ``char`` as punctuation, and as whitespace, next to a ``*`` run."""
+    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
+
+    return isMdAsciiPunct(ord(char)) or isPunctChar(char), isWhiteSpace(ord(char))
 
 
 def _has_link(block: _Block | _Item) -> bool:
@@ -451,11 +461,19 @@ def parse(doc: Document) -> PageResult:
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
-    sections = _read_sections(text, front.end() if front else start)
-    result = PageResult(site=SITE.name, page="profile", url=url)
-    result.profile = _profile(meta, url, sections, result)
-    result.profile.updated = updated
-    result.publications = _publications(sections, result.profile, result)
+    # A big page makes millions of small objects and no cycles: the cyclic collector, which would walk
+    # them all again and again while they are made, waits until the records are done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        sections = _read_sections(text, front.end() if front else start)
+        result = PageResult(site=SITE.name, page="profile", url=url)
+        result.profile = _profile(meta, url, sections, result)
+        result.profile.updated = updated
+        result.publications = _publications(sections, result.profile, result)
+    finally:
+        if collecting:
+            gc.enable()
     return result
 
 

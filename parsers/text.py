@@ -175,6 +175,9 @@ def absolute_url(href: str | None, base: str) -> str | None:
     return urljoin(base + "/" if origin else base, href)
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def title_key(title: str | None) -> str:
     """A normalised title for matching: lower case, letters and digits only."""
-    return re.sub(r"[\W_]+", "", strip_braces(clean(title)).casefold())
+    return _NOT_ALNUM.sub("", strip_braces(clean(title)).casefold())
