@@ -89,6 +89,14 @@ _NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*)?\[)")  # CommonMark:
 _LINK_ITEM = re.compile(r"(?m)[ \t]+(?=- \[)")
 _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 
+# Parts of a list item, read once per item.
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
+_CITATIONS = re.compile(r"([\d,]+) citations?")
+_PAPER_PATH = re.compile(r"/papers/([^/]+)/?\Z")
+_AUTHOR_PATH = re.compile(r"/authors/([^/]+)/?\Z")
+_TIMES = re.compile(r"×\s*([\d,]+)")
+_ARXIV_TAIL = re.compile(r"\s*\barXiv:(\S+)\Z")
+
 
 
 @cache
@@ -324,10 +332,11 @@ _LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) 
 
 
 class _Item(NamedTuple):
-    """A list item read by the scanner: its shape and its parts, as ``_Block`` runs would give them."""
+    """A list item read by the scanner: its shape and its parts (the match's groups, as ``_Block`` runs
+    would give them). The match keeps offsets into the page: each part is made only when it is read."""
 
     shape: str  # a name of ``_SHAPES``
-    parts: dict[str, str]
+    parts: re.Match[str]
     kind: str = "item"
     level: int = 0
 
@@ -338,7 +347,7 @@ class _Item(NamedTuple):
 
     @property
     def text(self) -> str:
-        return clean(" ".join(self.parts.values()))
+        return clean(" ".join(self.parts.groups()))
 
 
 def _read_sections(text: str, start: int) -> list[_Section]:
@@ -420,7 +429,7 @@ def _scanned(text: str, pos: int, stop: int, shapes: dict[str, re.Pattern[str]],
     for shape, pattern in shapes.items():
         match = pattern.fullmatch(text, pos, stop)
         if match and _emphasis_holds(text, match, stop):
-            return _Item(shape, {name: value for name, value in match.groupdict().items()})
+            return _Item(shape, match)
     return None
 
 
@@ -750,8 +759,8 @@ def _coauthors(sec: _Section, result: PageResult) -> list[Coauthor]:
 
 def _coauthor(name: str, href: str, rest: str) -> Coauthor:
     """The co-author of an item: the link's text and URL, and ``×N`` in the text around it."""
-    slug = re.search(r"/authors/([^/]+)/?\Z", href)
-    times = re.search(r"×\s*([\d,]+)", clean(rest))
+    slug = _AUTHOR_PATH.search(href)
+    times = _TIMES.search(clean(rest))
     return Coauthor(name=clean(name), ids=Ids(elamur=slug.group(1) if slug else None),
                     papers=to_int(times.group(1)) if times else 1, url=href)
 
@@ -817,13 +826,13 @@ def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
 
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
-    year = re.search(r"(?<!\d)(\d{4})(?!\d)(?! citation)", text)
-    cites = re.search(r"([\d,]+) citations?", text)
+    year = _YEAR.search(text)
+    cites = _CITATIONS.search(text)
     return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
 
 
 def _paper_slug(href: str | None) -> str | None:
-    match = re.search(r"/papers/([^/]+)/?\Z", href or "")
+    match = _PAPER_PATH.search(href or "")
     return match.group(1) if match else None
 
 
@@ -908,7 +917,7 @@ def split_title(bold: str, known_title: str | None, venues: list[str],
     ('ZeRO-Infinity: Breaking the Wall', 'SC 2021', None)
     """
     arxiv = None
-    if match := re.search(r"\s*\barXiv:(\S+)\Z", bold):
+    if "arXiv:" in bold and (match := _ARXIV_TAIL.search(bold)):
         arxiv, bold = find_arxiv_id(match.group()), bold[: match.start()]
     if known_title and bold.startswith(known_title):
         return known_title, clean_or_none(bold[len(known_title):]), arxiv
