@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -324,7 +325,8 @@ _SHAPES = {
         "unpaged": re.compile(
         rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT})\*\*"
         rf"(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\s*+")},
-    "Co-authors here": {"person": re.compile(rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*+)\s*+")},
+    "Co-authors here": {"person": re.compile(
+        rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*+)\s*+")},
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
 _ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
@@ -773,46 +775,71 @@ def _publications(sections: list[_Section], profile: Profile, result: PageResult
 
     Invariants: every item of either list gives a paper (else ``listings_unreadable``, or
     ``layout_changed`` when none does); the counts the page states (``N works in our library`` for
-    Papers, ``N works of theirs`` and ``N with a page here`` for All works) match what was read."""
-    papers_sec = _section(sections, "Papers")
-    papers = _read_items(papers_sec, "'Papers'", _paper_item, "a bold '[title](…/papers/…)' link", result)
+    Papers, ``N works of theirs`` and ``N with a page here`` for All works) match what was read.
+
+    *All works* is merged as it is read, so that a work absorbed into its *Papers* record is dropped at
+    once (a big page holds each paper twice); the merge's warnings still come after the lists' own."""
+    papers_sec, all_sec = _section(sections, "Papers"), _section(sections, "All works")
+    papers_read, works_read = _Tally(), _Tally()
+    papers = list(_listed(papers_sec, _paper_item, papers_read))
+    _check_tally(result, "'Papers'", papers_read, "a bold '[title](…/papers/…)' link")
     titles = {p.ids.elamur: p.title for p in papers if p.ids.elamur}
-    all_sec = _section(sections, "All works")
-    works = _read_items(all_sec, "'All works'", lambda block: _work_item(block, titles, profile.venues, result),
-                        "a link to the paper's page or a bold '[title ↗](original)' link", result)
+    works = _listed(all_sec, lambda block: _work_item(block, titles, profile.venues, result), works_read)
+    merged = PageResult(site=result.site, page=result.page)  # the merge's warnings, until the lists are checked
+    kept = distinct(chain(papers, works), merged)
+    _check_tally(result, "'All works'", works_read, "a link to the paper's page or a bold '[title ↗](original)' link")
     stated_all = None
     if all_sec:
         if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.lead):
             stated_all = to_int(m.group(1))
-            _check_count(result, "works in 'All works'", stated_all, len(works))
+            _check_count(result, "works in 'All works'", stated_all, works_read.found)
         if m := re.search(r"; ([\d,]+) with a page here", all_sec.lead):
-            _check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
+            _check_count(result, "works with a page", to_int(m.group(1)), works_read.with_page)
     if papers_sec:
         _check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
-    if not papers and not works and (profile.metrics.library_works or stated_all):
+    if not papers and not works_read.found and (profile.metrics.library_works or stated_all):
         raise LayoutChanged(f"the Elamur author page says {profile.metrics.library_works or stated_all} works are "
                             "in the library but has no 'Papers' or 'All works' list items")
-    return distinct(papers + works, result)
+    result.warnings.extend(merged.warnings)
+    return kept
 
 
-def _read_items(sec: _Section | None, name: str, read: Callable[[_Block | _Item], Publication | None], missing: str,
-                result: PageResult) -> list[Publication]:
-    """The papers of a section's list items, checked (``listings.check_listings``): items that give
-    no paper are numbered, items without their ``(year · N citations)`` too."""
+@dataclass
+class _Tally:
+    """What reading a list's items found: how many items, which (1-based) gave no paper or an
+    incomplete one, how many papers, and how many of them with an Elamur page."""
+
+    items: int = 0
+    unreadable: list[int] = field(default_factory=list)
+    incomplete: list[int] = field(default_factory=list)
+    found: int = 0
+    with_page: int = 0
+
+
+def _listed(sec: _Section | None, read: Callable[[_Block | _Item], Publication | None],
+            tally: _Tally) -> Iterator[Publication]:
+    """The papers of a section's list items, one at a time, counted on ``tally``."""
     if sec is None:
-        return []
-    found, unreadable, incomplete = [], [], []
+        return
     items = sec.items
+    tally.items = len(items)
     for number, block in enumerate(items, 1):
         pub = read(block) if _has_link(block) else None
         if pub is None or not pub.title:
-            unreadable.append(number)
+            tally.unreadable.append(number)
             continue
-        found.append(pub)
+        tally.found += 1
+        tally.with_page += bool(pub.ids.elamur)
         if pub.year is None or pub.citations is None:
-            incomplete.append(number)
-    check_listings(result, name, len(items), unreadable, missing, incomplete, "their '(year · N citations)'")
-    return found
+            tally.incomplete.append(number)
+        yield pub
+
+
+def _check_tally(result: PageResult, name: str, tally: _Tally, missing: str) -> None:
+    """``listings.check_listings`` on a list once read: items that gave no paper, items without their
+    ``(year · N citations)``."""
+    check_listings(result, name, tally.items, tally.unreadable, missing, tally.incomplete,
+                   "their '(year · N citations)'")
 
 
 def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
