@@ -180,4 +180,5 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 
 def title_key(title: str | None) -> str:
     """A normalised title for matching: lower case, letters and digits only."""
-    return _NOT_ALNUM.sub("", strip_braces(clean(title)).casefold())
+    # Whitespace, bidi marks and braces are none of them letters or digits: the one pass drops them.
+    return _NOT_ALNUM.sub("", title.casefold()) if title else ""
