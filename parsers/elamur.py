@@ -330,6 +330,8 @@ _SHAPES = {
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
 _ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
+# Lines that open a block that may run on past the stretch being read: a fence, a quote, HTML.
+_OPEN_BLOCK = re.compile(r"(?m)^[ \t]*(?:```|~~~|<|>)")
 _LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) + r")(?=[ \t\n]|\Z)")
 
 
@@ -356,16 +358,21 @@ def _read_sections(text: str, start: int) -> list[_Section]:
     """The sections of the page that starts at ``start`` in ``text``: the long lists by the scanner,
     item by item, the rest (and any item of another shape) by markdown-it."""
     bounds = _level2_headings(text, start)
-    sections = _markdown_sections(_with_newlines(text[start:bounds[0]]))
+    head = _with_newlines(text[start:bounds[0]])
+    if _OPEN_BLOCK.search(head):
+        return _markdown_sections(_with_newlines(text[start:]))
+    sections = _markdown_sections(head)
     for at, end in zip(bounds, bounds[1:] + [len(text)]):
         heading = _LIST_HEADING.match(text, at)
         if heading is None:
-            _add_slow(sections, text[at:end])
+            if not _add_slow(sections, text, at, end):
+                break
             continue
         item = _ITEM_START.search(text, at, end)
         first = item.start() + 1 if item else end
-        _add_slow(sections, text[at:first])
-        _scan_items(text, first, end, _SHAPES[heading["title"]], sections)
+        if not (_add_slow(sections, text, at, first) and _scan_items(text, first, end, _SHAPES[heading["title"]],
+                                                                     sections)):
+            break
     return sections
 
 
@@ -381,16 +388,19 @@ def _level2_headings(text: str, start: int) -> list[int]:
     return found or [len(text)]
 
 
-def _scan_items(text: str, pos: int, end: int, shapes: dict[str, re.Pattern[str]], sections: list[_Section]) -> None:
-    """The items of a long list between ``pos`` and ``end``, each read by a shape or by markdown-it."""
+def _scan_items(text: str, pos: int, end: int, shapes: dict[str, re.Pattern[str]], sections: list[_Section]) -> bool:
+    """The items of a long list between ``pos`` and ``end``, each read by a shape or by markdown-it;
+    False when markdown-it had to read the rest of the page (see ``_add_slow``)."""
     while pos < end:
         stop = _next_item(text, pos, end)
         item = _scanned(text, pos, stop, shapes, sections[-1])
         if item is None:
-            _add_slow(sections, text[pos:stop])
+            if not _add_slow(sections, text, pos, stop):
+                return False
         else:
             sections[-1].blocks.append(item)
         pos = stop
+    return True
 
 
 def _next_item(text: str, pos: int, end: int) -> int:
@@ -474,11 +484,17 @@ def _has_link(block: _Block | _Item) -> bool:
     return isinstance(block, _Item) or bool(_links_of(block.runs))
 
 
-def _add_slow(sections: list[_Section], part: str) -> None:
-    """Read ``part`` (a stretch after the head) with markdown-it and add its blocks and sections."""
-    found = _markdown_sections(_with_newlines(part, head=False))
+def _add_slow(sections: list[_Section], text: str, pos: int, stop: int) -> bool:
+    """Read ``text[pos:stop]`` (a stretch after the head) with markdown-it and add its blocks and
+    sections. A stretch that opens a block which may run on past its end (a fence, a quote, HTML)
+    is read with all the rest of the page instead, as one: then the answer is False (nothing is left)."""
+    part = _with_newlines(text[pos:stop], head=False)
+    if _OPEN_BLOCK.search(part):
+        part, stop = _with_newlines(text[pos:], head=False), len(text)
+    found = _markdown_sections(part)
     sections[-1].blocks.extend(found[0].blocks)
     sections.extend(found[1:])
+    return stop < len(text)
 
 
 # --- the public entry ---------------------------------------------------------------------------

@@ -20,6 +20,9 @@ SMALL = (FIXTURES / "elamur" / "000_multiline.md").read_text(encoding="utf-8")
 # One copy in each list that no shape of the scanner takes (markup, an entity, a tab): read by markdown-it.
 ODD = enlarged_elamur(SMALL, COPIES).replace("[C7 ZeRO-Offload", "[C7 *Zero*-Offload &amp;", 1).replace(
     "[**C9 ZeRO-Infinity", "[**C9 ZeRO\tInfinity", 1)
+# A quote at the start of a line in a summary: a block that may run on (lazy lines), so the scanner
+# leaves the rest of the page to markdown-it.
+QUOTED = enlarged_elamur(SMALL, 20).replace("states.\n2. **[C1 ", "states.\n> so they say\n2. **[C1 ", 1)
 
 
 def records(text: str) -> dict:
@@ -64,6 +67,10 @@ def test_the_scanner_reads_what_markdown_it_reads(monkeypatch: pytest.MonkeyPatc
     real = elamur._scanned
     monkeypatch.setattr(elamur, "_scanned", lambda *args: taken.append(real(*args)))  # always None: markdown-it
     assert [records(ODD), records(one_line(ODD))] == fast
+    quoted = records(QUOTED)
+    monkeypatch.setattr(elamur, "_scanned", real)
+    assert records(QUOTED) == quoted
+    assert len(quoted["publications"]) == 3 + 2 * 20  # the quote is a block of its own: no paper lost
     assert sum(item is not None for item in taken) > 4 * COPIES  # the scanner did take nearly all items
     titles = {pub["ids"]["elamur"]: pub["title"] for pub in fast[0]["publications"]}
     assert titles["ren-2021-zero-offload-democratizing-billion-scale-c7"] == (
