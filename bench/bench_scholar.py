@@ -51,6 +51,14 @@ def raw_lxml(data: bytes) -> None:
         lxml.html.fromstring(data)
 
 
+def against_lxml(data: bytes, goal: float, repeat: int = 201) -> str:
+    """``parse ms, lxml ms, ratio, <= goal verdict`` for one page: its median parse time beside a raw
+    lxml parse of the same bytes, as the columns the page benches print."""
+    full, floor = paired_medians(lambda: parsers.parse(data), lambda: raw_lxml(data), repeat)
+    ratio = full / floor
+    return f"{full * 1e3:9.3f} {floor * 1e3:8.3f} {ratio:6.2f} <= {goal:.0f}x {'ok' if ratio <= goal else 'MISSED'}"
+
+
 def main() -> None:
     print(f"{'page':58} {'rows':>5} {'parse ms':>9} {'lxml ms':>8} {'ratio':>6} goal")
     for page in PAGES:
