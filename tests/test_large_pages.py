@@ -1,0 +1,92 @@
+"""Large Scholar pages (issues 11 and 15): the rows are read while lxml's pull parser builds the tree, each
+dropped once read. A page with its rows repeated (built here, several of the parser's 1 MiB pieces long) must
+give, row for row, the records of the page itself, and the records a whole tree (the old path) gives.
+
+The figures typed here were read off the corpus pages: the fragment's 1,114 rows and first paper, the
+profile's 20 rows ("Articles 1–20") and first title.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lxml.etree import _Element
+
+import pubharvest.parsers as parsers
+from pubharvest.parsers import scholar
+from pubharvest.parsers.page import html_root_streamed, html_selector, utf8_pieces
+from pubharvest.parsers.records import PageResult, Publication
+
+FRAGMENT = "scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"
+PROFILE = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"
+EPR = "Can quantum-mechanical description of physical reality be considered complete?"
+PEPPER = "Black pepper and its pungent principle-piperine: a review of diverse physiological effects"
+
+
+def repeated_rows(page: bytes, times: int, end: bytes) -> bytes:
+    """``page`` with its run of ``tr.gsc_a_tr`` rows (up to ``end``) repeated ``times`` times."""
+    first = page.index(b'<tr class="gsc_a_tr"')
+    last = page.index(end, first) if end else len(page)
+    return page[:first] + page[first:last] * times + page[last:]
+
+
+def whole_tree_rows(html: bytes, base: str | None) -> list[Publication]:
+    """The rows of the page's first ``#gsc_a_b`` read from a whole tree, as before the pull parser."""
+    body = html_selector(html.decode("utf-8"), html).root.find(".//*[@id='gsc_a_b']")
+    return scholar._publications(scholar._article_rows(scholar._table_rows(body)), PageResult(site="scholar",
+                                 page="rows"), base=base)
+
+
+def test_a_large_fragment_gives_the_rows_of_the_fragment_repeated(read_corpus) -> None:
+    page = read_corpus(FRAGMENT)
+    small = parsers.parse(page)
+    assert (small.page, len(small.publications), small.publications[0].title) == ("rows", 1114, EPR)
+    big_page = repeated_rows(page, 4, b"")
+    assert len(big_page) > 2 * (1 << 20)  # several pieces fed to the pull parser, cut anywhere (mid-character too)
+    big = parsers.parse(big_page)
+    assert len(big.publications) == 4 * 1114
+    assert big.publications == small.publications * 4
+    wrapped = b'<table><tbody id="gsc_a_b">' + big_page + b"</tbody></table>"
+    assert big.publications == whole_tree_rows(wrapped, None)
+    assert [w.code for w in big.warnings] == [w.code for w in small.warnings] + ["duplicate_rows"] * (
+        "duplicate_rows" not in [w.code for w in small.warnings])
+
+
+def test_a_large_profile_gives_the_rows_of_the_profile_repeated(read_corpus) -> None:
+    page = read_corpus(PROFILE)
+    small = parsers.parse(page)
+    assert (len(small.publications), small.publications[0].title) == (20, PEPPER)
+    big_page = repeated_rows(page, 200, b"</tbody>").replace(b"Articles 1&ndash;20", b"Articles 1&ndash;4000")
+    assert len(big_page) > 2 * (1 << 20)
+    big = parsers.parse(big_page)
+    assert len(big.publications) == 4000
+    assert big.publications == small.publications * 200
+    assert big.publications == whole_tree_rows(big_page, small.url)
+    assert big.profile == small.profile
+    assert [w.code for w in big.warnings if w.code != "duplicate_rows"] == [w.code for w in small.warnings]
+    assert "duplicate_rows" in [w.code for w in big.warnings]
+
+
+def test_a_large_fragment_nested_too_deep_is_truncated(read_corpus) -> None:
+    # libxml2's push parser stops silently at 2048 nested elements: the rows in the markup tell.
+    page = repeated_rows(read_corpus(FRAGMENT), 2, b"")
+    row = page.index(b'<tr class="gsc_a_tr"', len(page) // 2)
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(page[:row] + b"<div>" * 3000 + page[row:])
+
+
+def test_rows_read_while_parsing_leave_the_tree_without_them() -> None:
+    rows = "".join(f'<tr class="gsc_a_tr"><td>Gödel 山田 {n}</td></tr>' for n in range(500))
+    html = f'<table><tbody id="gsc_a_b">{rows}</tbody></table>'.encode()
+    seen: list[str] = []
+
+    def take(row: _Element) -> None:
+        seen.append("".join(row.itertext()))
+        previous, body = row.getprevious(), row.getparent()
+        if previous is not None and body is not None:
+            body.remove(previous)
+
+    # one byte a piece: every multi-byte character is cut between two pieces
+    root = html_root_streamed(utf8_pieces("", html, size=1), "tr", take)
+    assert seen == [f"Gödel 山田 {n}" for n in range(500)]
+    body = root.find(".//tbody")
+    assert body is not None and len(body) == 1
