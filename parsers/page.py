@@ -127,8 +127,7 @@ def html_root_streamed(pieces: Iterable[bytes], tag: str, on_end: Callable[[etre
     parser: each ``tag`` element is handed to ``on_end`` as soon as it closes, which may read it and clear it, so
     that the tree never holds all of them (a page of 100,000 rows).
 
-    libxml2's push parser does not report a cut at 2048 nested elements (it stops silently, where
-    ``html_selector`` raises ``Truncated``): the caller compares what it read with the markup.
+    A page nested deeper than libxml2 allows is ``Truncated``, as with ``html_selector``.
     """
     from lxml import etree
 
@@ -138,7 +137,10 @@ def html_root_streamed(pieces: Iterable[bytes], tag: str, on_end: Callable[[etre
         _hand_over(parser, on_end)
     root = parser.close()
     _hand_over(parser, on_end)
-    return root if root is not None else etree.fromstring(b"<html></html>", etree.HTMLParser())
+    if root is None:
+        return etree.fromstring(b"<html></html>", etree.HTMLParser())
+    _refuse_halted_tree(root)
+    return root
 
 
 def _hand_over(parser: etree.HTMLPullParser, on_end: Callable[[etree._Element], None]) -> None:
@@ -148,6 +150,21 @@ def _hand_over(parser: etree.HTMLPullParser, on_end: Callable[[etree._Element], 
     for _, element in parser.read_events():
         if isinstance(element, etree._Element):
             on_end(element)
+
+
+_MAX_DEPTH = 2048  # libxml2's limit on nested elements, even with its huge-tree option
+
+
+def _refuse_halted_tree(root: etree._Element) -> None:
+    """Raise ``Truncated`` when libxml2's push parser stopped at its depth limit. It logs no error, but the
+    elements it had open when it stopped are then the tree's last ones, each inside the one before, that deep
+    (a page that closes its deep nesting ends with a shallow element)."""
+    depth, element = 1, root
+    while len(element) and depth < _MAX_DEPTH:
+        element, depth = element[-1], depth + 1
+    if depth >= _MAX_DEPTH:
+        raise Truncated(f"the page is nested too deep for the HTML parser, which stops after {_MAX_DEPTH} nested "
+                        "elements and would lose the rest")
 
 
 def _refuse_cut_tree(errors: etree._ListErrorLog) -> None:

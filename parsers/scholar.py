@@ -158,11 +158,11 @@ def _parse_profile(doc: Document) -> PageResult:
     streamed = _StreamedRows(lambda root: _canonical_url(root, doc.url))
     root = html_root_streamed(utf8_pieces(doc.text, doc.raw), "tr", streamed.take)
     parts = _landmarks(root)
+    if "gsc_prf_in" not in parts:
+        raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
     url = _canonical_url(root, doc.url)
     rows = streamed.reader_for(parts.get("gsc_a_b"), url)
     _refuse_parser_cut(doc, parts, rows.rows)
-    if "gsc_prf_in" not in parts:
-        raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
     cut = "</html>" not in doc.text[-4096:].lower()
     # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
     # only the footer; a cut before it may have lost rows, silently.
@@ -921,9 +921,6 @@ def _parse_rows_page(doc: Document) -> PageResult:
     root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
                               streamed.take)
     rows = streamed.reader_for(root.find(".//tbody"), doc.url)
-    if rows_html.count('class="gsc_a_tr"') > rows.rows:
-        raise Truncated("the HTML parser stopped before the rows' end (nesting deeper than 2048 elements?): "
-                        f"{rows.rows} rows in the tree, more in the markup")
     if not rows.rows and "gsc_a_tr" in rows_html:
         raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):

@@ -67,7 +67,7 @@ def test_a_large_profile_gives_the_rows_of_the_profile_repeated(read_corpus) -> 
 
 
 def test_a_large_fragment_nested_too_deep_is_truncated(read_corpus) -> None:
-    # libxml2's push parser stops silently at 2048 nested elements: the rows in the markup tell.
+    # libxml2's push parser logs nothing when it stops at 2048 nested elements: the tree's shape tells.
     page = repeated_rows(read_corpus(FRAGMENT), 2, b"")
     row = page.index(b'<tr class="gsc_a_tr"', len(page) // 2)
     with pytest.raises(parsers.Truncated):
