@@ -1,14 +1,18 @@
-"""Large Scholar pages (issues 11 and 15): the rows are read while lxml's pull parser builds the tree, each
-dropped once read. A page with its rows repeated (built here, several of the parser's 1 MiB pieces long) must
-give, row for row, the records of the page itself, and the records a whole tree (the old path) gives.
+"""Large Scholar and MSR pages (issues 11 and 15): rows and listings are read while lxml's pull parser builds
+the tree, each dropped once read. A page with its rows repeated (built here, several of the parser's 1 MiB
+pieces long) must give, row for row, the records of the page itself, and the records a whole tree (the old
+path) gives.
 
-The figures typed here were read off the corpus pages: the fragment's 1,114 rows and first paper, the
-profile's 20 rows ("Articles 1–20") and first title.
+The figures typed here were read off the pages: the fragment's 1,114 rows and first paper, the profile's 20
+rows ("Articles 1–20") and first title, the MSR fixture's 5 papers and first two titles.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from conftest import FIXTURES
 from lxml.etree import _Element
 
 import pubharvest.parsers as parsers
@@ -90,3 +94,31 @@ def test_rows_read_while_parsing_leave_the_tree_without_them() -> None:
     assert seen == [f"Gödel 山田 {n}" for n in range(500)]
     body = root.find(".//tbody")
     assert body is not None and len(body) == 1
+
+
+def test_a_large_msr_people_page_gives_each_copy_of_its_papers_as_the_page_does() -> None:
+    # Each <article> listed 400 times, copy i of a paper being "<title> i" at ".../publication/<slug>-i/".
+    page = (FIXTURES / "msr" / "010_people_publications.html").read_text(encoding="utf-8")
+    small = parsers.parse(page.encode())
+    assert [p.title for p in small.publications][:2] == ["Sparse Widgets for Fast Inference",
+                                                         "Widget Systems Technical Report"]
+    assert len(small.publications) == 5
+
+    def copies(article: re.Match[str]) -> str:
+        return "".join(re.sub(r"(/publication/[^/\"]+)/", rf"\1-{i}/", article.group())
+                       .replace("</a></h5>", f" {i}</a></h5>").replace("Note</h5>", f"Note {i}</h5>")
+                       for i in range(400))
+
+    big_page = re.sub(r"<article\b.*?</article>", copies, page, flags=re.S).encode()
+    assert len(big_page) > 2 * (1 << 20)
+    big = parsers.parse(big_page)
+    assert len(big.publications) == 5 * 400
+    by_title = {p.title: p for p in small.publications}
+    for pub in big.publications:
+        title, _, copy = (pub.title or "").rpartition(" ")
+        same = by_title[title]
+        assert (pub.url, pub.ids.msr) == ((same.url[:-1] + f"-{copy}/")
+                                          if same.url else None, f"{same.ids.msr}-{copy}" if same.ids.msr else None)
+        assert (pub.authors, pub.venue, pub.date, pub.type, pub.facets) == (same.authors, same.venue, same.date,
+                                                                              same.type, same.facets)
+    assert {w.code for w in big.warnings} == {w.code for w in small.warnings}
