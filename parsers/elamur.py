@@ -14,11 +14,13 @@ both forms go through the same code and give the same records.
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from itertools import chain
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -69,8 +71,8 @@ _PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "sh
                "ranking": "Paper Stars ranking page", "author_year": "author's works-of-one-year page",
                "cited_by": "author's cited-by page", "page": "page"}
 
-_COMMENTS = re.compile(r"\A(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
-_FRONT_MATTER = re.compile(r"\A---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
+_COMMENTS = re.compile(r"(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
+_FRONT_MATTER = re.compile(r"---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
 _FRONT_KEY = re.compile(r'(?P<key>[a-z_]+):\s+"(?P<value>[^"]*)"')
 _PAGE_URL = re.compile(rf"\A(?:{re.escape(_HTML_HOST)}|{re.escape(_MARKDOWN_HOST)})"
                        r"(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
@@ -87,6 +89,14 @@ _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[
 _NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*)?\[)")  # CommonMark: "1." or "1)"; a link first
 _LINK_ITEM = re.compile(r"(?m)[ \t]+(?=- \[)")
 _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
+
+# Parts of a list item, read once per item.
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
+_CITATIONS = re.compile(r"([\d,]+) citations?")
+_PAPER_PATH = re.compile(r"/papers/([^/]+)/?\Z")
+_AUTHOR_PATH = re.compile(r"/authors/([^/]+)/?\Z")
+_TIMES = re.compile(r"×\s*([\d,]+)")
+_ARXIV_TAIL = re.compile(r"\s*\barXiv:(\S+)\Z")
 
 
 
@@ -120,7 +130,19 @@ def _page_kind(url: str) -> str:
 
 def _without_comments(text: str) -> str:
     """The text without leading HTML or Markdown comments (hand-written fixtures start with one)."""
-    return _COMMENTS.sub("", text.lstrip("\ufeff"), count=1)
+    text = text.lstrip("\ufeff")
+    match = _COMMENTS.match(text)
+    return text[match.end():] if match else text
+
+
+def _start(text: str) -> int:
+    """Where the page starts in ``text``: after any byte-order marks and leading comments (an offset,
+    so that a page of 100 MB is not copied to drop a line)."""
+    pos = 0
+    while text.startswith("\ufeff", pos):
+        pos += 1
+    match = _COMMENTS.match(text, pos)
+    return match.end() if match else pos
 
 
 def _front_matter(text: str) -> dict[str, str]:
@@ -147,17 +169,20 @@ def _markdown_url(url: str | None) -> str | None:
     return _MARKDOWN_HOST + url[len(_HTML_HOST):] if url and url.startswith(_HTML_HOST) else None
 
 
-def _with_newlines(body: str) -> str:
-    """The Markdown body with newlines put back before the known headings and list items.
+def _with_newlines(body: str, head: bool = True) -> str:
+    """The Markdown body with newlines put back before the known headings and list items (and, in the
+    page's ``head``, around its ``# Name`` heading).
 
     A body whose newlines survived is left as it is (every shape already starts a line).
 
     >>> _with_newlines("Intro. ## Venues Where. - SC 2021 ## Cited by Text")
     'Intro.\\n\\n## Venues\\n\\nWhere.\\n- SC 2021\\n\\n## Cited by\\n\\nText'
     """
-    text = _TITLE_BY_INTRO.sub(lambda m: f"\n\n# {m['name']}\n\n", body, count=1)
-    if not re.search(r"(?m)^# ", text):
-        text = _TITLE_BY_CRUMB.sub(lambda m: f"{m['name']}\n\n# {m['name']}\n\n", text, count=1)
+    text = body
+    if head:
+        text = _TITLE_BY_INTRO.sub(lambda m: f"\n\n# {m['name']}\n\n", text, count=1)
+        if not re.search(r"(?m)^# ", text):
+            text = _TITLE_BY_CRUMB.sub(lambda m: f"{m['name']}\n\n# {m['name']}\n\n", text, count=1)
     text = _KNOWN_HEADING.sub(lambda m: f"\n\n{m['marks']} {m['title']}\n\n", text)
     text = _OTHER_HEADING.sub("\n\n", text)  # an unknown heading: its start is known, its end is not
     text = _NUMBERED_ITEM.sub("\n\n", text)
@@ -192,15 +217,25 @@ class _Block:
 @dataclass
 class _Section:
     title: str  # "" for the page head (H1 and what comes before the first H2)
-    blocks: list[_Block] = field(default_factory=list)
+    blocks: list[_Block | _Item] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return " ".join(block.text for block in self.blocks)
 
     @property
-    def items(self) -> list[_Block]:
+    def items(self) -> list[_Block | _Item]:
         return [block for block in self.blocks if block.kind == "item"]
+
+    @property
+    def lead(self) -> str:
+        """The text of the blocks before the section's first list item (where it states its counts)."""
+        lead = []
+        for block in self.blocks:
+            if block.kind == "item":
+                break
+            lead.append(block.text)
+        return " ".join(lead)
 
 
 def _markdown_sections(body: str) -> list[_Section]:
@@ -263,16 +298,217 @@ def _links_of(runs: list[_Run]) -> list[tuple[str, list[_Run]]]:
     return list(found.values())
 
 
+# --- the long lists, read without markdown-it --------------------------------------------------
+#
+# The lists of an author page (Papers, All works, Co-authors here) hold all but a few kB of a big
+# page, and markdown-it reads about 1 MB/s. The scanner below reads an item of one of the shapes
+# those lists have with one regular expression, where nothing in it can be markup but what the shape
+# says: its text holds none of ``*_[]`<>\&#``, no tab, and no line of it starts a block. Any other item
+# (and everything outside those lists) goes through ``_with_newlines`` and markdown-it, one item at a
+# time, so both readings give the same blocks. Positions, not slices: a page is never copied whole.
+
+_PLAIN = r"[^\n\r\t\0*_\[\]`<>\\&#]"
+# A line break, when the next line cannot start a block (a list item, heading, quote, fence, HTML,
+# thematic break or setext underline) nor be blank: it stays in the paragraph, as a soft break.
+_BREAK = r"\n[ ]*+(?![-+*>#=~`<_ \n\r\t]|\d{1,9}[.)](?:[ \n]|\Z))"
+_TEXT = rf"{_PLAIN}*+(?:{_BREAK}{_PLAIN}*+)*+"  # possessive: no backtracking, none is needed
+_TO_EM = rf"(?!\*){_TEXT}(?:\n[ ]*+)?(?=\*[^\s*])"  # text before an italic stretch, which may start a line
+# URLs that markdown-it's link normalisation leaves as they are.
+_URL = r"https?://[a-z0-9.-]++(?:/[A-Za-z0-9\-._~/?=+,;:@!$']*+)?"
+_SHAPES = {
+    "Papers": {"paper": re.compile(
+        rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}++)\]\((?P<href>{_URL})\)\*\*(?=[ \n])[ ]*+(?:\n[ ]*+)?"
+        rf"\*(?P<em>{_PLAIN}++)\*(?P<rest>{_TEXT})\s*+")},
+    "All works": {"work": re.compile(
+        rf"\d{{1,9}}[.)] \[\*\*(?P<bold>(?!\*){_TEXT})\*\*(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\]"
+        rf"\((?P<href>{_URL})\)\s*+"),
+        "unpaged": re.compile(
+        rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT})\*\*"
+        rf"(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\s*+")},
+    "Co-authors here": {"person": re.compile(
+        rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*+)\s*+")},
+}
+# Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
+_ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
+# Lines that open a block that may run on past the stretch being read: a fence, a quote, HTML.
+_OPEN_BLOCK = re.compile(r"(?m)^[ \t]*(?:```|~~~|<|>)")
+_LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) + r")(?=[ \t\n]|\Z)")
+
+
+class _Item(NamedTuple):
+    """A list item read by the scanner: its shape and its parts (the match's groups, as ``_Block`` runs
+    would give them). The match keeps offsets into the page: each part is made only when it is read."""
+
+    shape: str  # a name of ``_SHAPES``
+    parts: re.Match[str]
+    kind: str = "item"
+    level: int = 0
+
+    @property
+    def runs(self) -> list[_Run]:
+        """None: the scanner keeps the item's parts instead (see ``_paper_item``, ``_work_item``)."""
+        return []
+
+    @property
+    def text(self) -> str:
+        return clean(" ".join(self.parts.groups()))
+
+
+def _read_sections(text: str, start: int) -> list[_Section]:
+    """The sections of the page that starts at ``start`` in ``text``: the long lists by the scanner,
+    item by item, the rest (and any item of another shape) by markdown-it."""
+    bounds = _level2_headings(text, start)
+    head = _with_newlines(text[start:bounds[0]])
+    if _OPEN_BLOCK.search(head):
+        return _markdown_sections(_with_newlines(text[start:]))
+    sections = _markdown_sections(head)
+    for at, end in zip(bounds, bounds[1:] + [len(text)]):
+        heading = _LIST_HEADING.match(text, at)
+        if heading is None:
+            if not _add_slow(sections, text, at, end):
+                break
+            continue
+        item = _ITEM_START.search(text, at, end)
+        first = item.start() + 1 if item else end
+        if not (_add_slow(sections, text, at, first) and _scan_items(text, first, end, _SHAPES[heading["title"]],
+                                                                     sections)):
+            break
+    return sections
+
+
+def _level2_headings(text: str, start: int) -> list[int]:
+    """Where the ``## `` headings start (after a space or a line break, as ``_with_newlines`` puts
+    them on a line of their own), and ``len(text)`` when there is none."""
+    found = []
+    at = text.find("## ", start)
+    while at >= 0:
+        if (at == start or text[at - 1] in " \t\n") and at + 3 < len(text) and not text[at + 3].isspace():
+            found.append(at)
+        at = text.find("## ", at + 3)
+    return found or [len(text)]
+
+
+def _scan_items(text: str, pos: int, end: int, shapes: dict[str, re.Pattern[str]], sections: list[_Section]) -> bool:
+    """The items of a long list between ``pos`` and ``end``, each read by a shape or by markdown-it;
+    False when markdown-it had to read the rest of the page (see ``_add_slow``)."""
+    while pos < end:
+        stop = _next_item(text, pos, end)
+        item = _scanned(text, pos, stop, shapes, sections[-1])
+        if item is None:
+            if not _add_slow(sections, text, pos, stop):
+                return False
+        else:
+            sections[-1].blocks.append(item)
+        pos = stop
+    return True
+
+
+def _next_item(text: str, pos: int, end: int) -> int:
+    """Where the item after the one at ``pos`` starts (as ``_ITEM_START`` finds it), else ``end``.
+
+    Each item start ends with a ``[``: the brackets are found with ``str.find``, and each is asked
+    whether an item start ends there, much faster than a regular expression tried at every space."""
+    bracket = text.find("[", text.find("[", pos, end) + 1, end)  # skip the item's own
+    while bracket >= 0:
+        start = _item_ending_at(text, bracket, pos + 2)
+        if start >= 0:
+            return start
+        bracket = text.find("[", bracket + 1, end)
+    return end
+
+
+def _item_ending_at(text: str, bracket: int, lo: int) -> int:
+    """The start of the ``1. **[``, ``1. [`` or ``- [`` after a space or line break (at ``lo`` or
+    later) that ends at the ``[`` at ``bracket``, or -1."""
+    at = bracket - 2 if text.startswith("**", bracket - 2) else bracket
+    if at == bracket and text.startswith("- ", at - 2):
+        start = at - 2
+    elif text.startswith((". ", ") "), at - 2):
+        start = at - 2
+        while start > lo and text[start - 1].isdecimal():
+            start -= 1
+        if start == at - 2 or not text[start].isdecimal():
+            return -1
+    else:
+        return -1
+    return start if start >= lo and text[start - 1] in " \t\n" else -1
+
+
+def _scanned(text: str, pos: int, stop: int, shapes: dict[str, re.Pattern[str]], section: _Section) -> _Item | None:
+    """The item at ``pos`` read by one of ``shapes``, or None when none fits exactly."""
+    if not _starts_item(text, pos, section):
+        return None
+    for shape, pattern in shapes.items():
+        match = pattern.fullmatch(text, pos, stop)
+        if match and _emphasis_holds(text, match, stop):
+            return _Item(shape, match)
+    return None
+
+
+def _starts_item(text: str, pos: int, section: _Section) -> bool:
+    """Whether CommonMark starts a list item at ``pos``: after a space (``_with_newlines`` puts a
+    line break there), after the previous item, after a blank line, or a bullet or a first item
+    (they may interrupt a paragraph)."""
+    if pos == 0 or text[pos - 1] in " \t" or (section.blocks and section.blocks[-1].kind == "item"):
+        return True
+    line = text.rfind("\n", 0, pos - 1)
+    return not text[line + 1:pos - 1].strip() or text.startswith(("- ", "1. ", "1) "), pos)
+
+
+def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
+    """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
+    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
+    lo, end = match.start(), match.end()
+    at, depth = text.find("*", lo, end), 0
+    while at >= 0:  # the runs, none nested: open, close, open, close
+        after = at + 2 if text.startswith("**", at) else at + 1
+        last_punct, last_space = _char_kind(text[at - 1] if at > lo else " ")
+        next_punct, next_space = _char_kind(text[after] if after < stop else " ")
+        left = not (next_space or (next_punct and not (last_space or last_punct)))
+        right = not (last_space or (last_punct and not (next_space or next_punct)))
+        if not (right if depth % 2 else left):
+            return False
+        at, depth = text.find("*", after, end), depth + 1
+    return True
+
+
+@cache
+def _char_kind(char: str) -> tuple[bool, bool]:
+    """Whether markdown-it counts ``char`` as punctuation, and as whitespace, next to a ``*`` run."""
+    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
+
+    return isMdAsciiPunct(ord(char)) or isPunctChar(char), isWhiteSpace(ord(char))
+
+
+def _has_link(block: _Block | _Item) -> bool:
+    return isinstance(block, _Item) or bool(_links_of(block.runs))
+
+
+def _add_slow(sections: list[_Section], text: str, pos: int, stop: int) -> bool:
+    """Read ``text[pos:stop]`` (a stretch after the head) with markdown-it and add its blocks and
+    sections. A stretch that opens a block which may run on past its end (a fence, a quote, HTML)
+    is read with all the rest of the page instead, as one: then the answer is False (nothing is left)."""
+    part = _with_newlines(text[pos:stop], head=False)
+    if _OPEN_BLOCK.search(part):
+        part, stop = _with_newlines(text[pos:], head=False), len(text)
+    found = _markdown_sections(part)
+    sections[-1].blocks.extend(found[0].blocks)
+    sections.extend(found[1:])
+    return stop < len(text)
+
+
 # --- the public entry ---------------------------------------------------------------------------
 
 
 def parse(doc: Document) -> PageResult:
     """The records of an Elamur author page; raises ``Unrecognised`` for other kinds of Elamur page."""
-    text = _without_comments(doc.text)
-    meta = _front_matter(text)
-    url = _page_url(meta, text)
+    text = doc.text
+    start = _start(text)
+    front = _FRONT_MATTER.match(text, start)
+    meta = _front_matter(front.group()) if front else {}
+    url = _page_url(meta, text[start:start + 2048])
     if url is None:
-        if text.startswith("---") and not meta:
+        if text.startswith("---", start) and not meta:
             raise Truncated("the page stops inside its front matter")
         raise Unrecognised("not an Elamur Research page")
     kind = _page_kind(url)
@@ -283,18 +519,28 @@ def parse(doc: Document) -> PageResult:
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
-    body = _FRONT_MATTER.sub("", text, count=1)
-    sections = _markdown_sections(_with_newlines(body))
-    result = PageResult(site=SITE.name, page="profile", url=url)
-    result.profile = _profile(meta, url, sections, result)
-    result.profile.updated = updated
-    result.publications = _publications(sections, result.profile, result)
+    # A big page makes millions of small objects and no cycles: the cyclic collector, which would walk
+    # them all again and again while they are made, waits until the records are done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        sections = _read_sections(text, front.end() if front else start)
+        result = PageResult(site=SITE.name, page="profile", url=url)
+        result.profile = _profile(meta, url, sections, result)
+        result.profile.updated = updated
+        result.publications = _publications(sections, result.profile, result)
+    finally:
+        if collecting:
+            gc.enable()
     return result
 
 
 def _updated_date(text: str) -> str | None:
     """The ISO date of the closing ``Updated 2 November 2026`` line, or None when it is missing."""
-    match = _UPDATED.search(text)
+    end = len(text)
+    while end and text[end - 1].isspace():  # not rstrip(): no copy of the page
+        end -= 1
+    match = _UPDATED.search(text, max(0, end - 40))
     return iso_date(match["year"], match["month"], match["day"]) if match else None
 
 
@@ -405,7 +651,7 @@ def _metrics(links: list[tuple[str, list[_Run]]], sections: list[_Section], resu
         elif m := re.search(r"Paper Stars ranking: #([\d,]+)", label):
             found.rank = to_int(m.group(1))
     all_works = _section(sections, "All works")
-    if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.text)):
+    if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.lead)):
         found.library_works_all = to_int(m.group(1))
     without_page = next((to_int(m.group(1)) for _, runs in links
                          if (m := re.search(r"([\d,]+) more in our library without a page", _joined(runs)))), 0)
@@ -519,17 +765,22 @@ def _coauthors(sec: _Section, result: PageResult) -> list[Coauthor]:
     """``- [Samyam Rajbhandari](…/authors/samyam-rajbhandari/) ×2``; no ``×N`` means one paper."""
     found = []
     for block in sec.items:
-        links = _links_of(block.runs)
-        if not links:
-            continue
-        href, runs = links[0]
-        slug = re.search(r"/authors/([^/]+)/?\Z", href)
-        times = re.search(r"×\s*([\d,]+)", _joined([run for run in block.runs if run.href is None]))
-        found.append(Coauthor(name=_joined(runs), ids=Ids(elamur=slug.group(1) if slug else None),
-                              papers=to_int(times.group(1)) if times else 1, url=href))
-    if m := re.match(r"([\d,]+) co-authors? with a page", sec.text):
+        if isinstance(block, _Item):
+            found.append(_coauthor(block.parts["name"], block.parts["href"], block.parts["rest"]))
+        elif links := _links_of(block.runs):
+            href, runs = links[0]
+            found.append(_coauthor(_joined(runs), href, _joined([run for run in block.runs if run.href is None])))
+    if m := re.match(r"([\d,]+) co-authors? with a page", sec.lead):
         _check_count(result, "co-authors", to_int(m.group(1)), len(found))
     return found
+
+
+def _coauthor(name: str, href: str, rest: str) -> Coauthor:
+    """The co-author of an item: the link's text and URL, and ``×N`` in the text around it."""
+    slug = _AUTHOR_PATH.search(href)
+    times = _TIMES.search(clean(rest))
+    return Coauthor(name=clean(name), ids=Ids(elamur=slug.group(1) if slug else None),
+                    papers=to_int(times.group(1)) if times else 1, url=href)
 
 
 # --- the publications ---------------------------------------------------------------------------
@@ -540,46 +791,71 @@ def _publications(sections: list[_Section], profile: Profile, result: PageResult
 
     Invariants: every item of either list gives a paper (else ``listings_unreadable``, or
     ``layout_changed`` when none does); the counts the page states (``N works in our library`` for
-    Papers, ``N works of theirs`` and ``N with a page here`` for All works) match what was read."""
-    papers_sec = _section(sections, "Papers")
-    papers = _read_items(papers_sec, "'Papers'", _paper_item, "a bold '[title](…/papers/…)' link", result)
+    Papers, ``N works of theirs`` and ``N with a page here`` for All works) match what was read.
+
+    *All works* is merged as it is read, so that a work absorbed into its *Papers* record is dropped at
+    once (a big page holds each paper twice); the merge's warnings still come after the lists' own."""
+    papers_sec, all_sec = _section(sections, "Papers"), _section(sections, "All works")
+    papers_read, works_read = _Tally(), _Tally()
+    papers = list(_listed(papers_sec, _paper_item, papers_read))
+    _check_tally(result, "'Papers'", papers_read, "a bold '[title](…/papers/…)' link")
     titles = {p.ids.elamur: p.title for p in papers if p.ids.elamur}
-    all_sec = _section(sections, "All works")
-    works = _read_items(all_sec, "'All works'", lambda block: _work_item(block, titles, profile.venues, result),
-                        "a link to the paper's page or a bold '[title ↗](original)' link", result)
+    works = _listed(all_sec, lambda block: _work_item(block, titles, profile.venues, result), works_read)
+    merged = PageResult(site=result.site, page=result.page)  # the merge's warnings, until the lists are checked
+    kept = distinct(chain(papers, works), merged)
+    _check_tally(result, "'All works'", works_read, "a link to the paper's page or a bold '[title ↗](original)' link")
     stated_all = None
     if all_sec:
-        if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.text):
+        if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.lead):
             stated_all = to_int(m.group(1))
-            _check_count(result, "works in 'All works'", stated_all, len(works))
-        if m := re.search(r"; ([\d,]+) with a page here", all_sec.text):
-            _check_count(result, "works with a page", to_int(m.group(1)), sum(bool(w.ids.elamur) for w in works))
+            _check_count(result, "works in 'All works'", stated_all, works_read.found)
+        if m := re.search(r"; ([\d,]+) with a page here", all_sec.lead):
+            _check_count(result, "works with a page", to_int(m.group(1)), works_read.with_page)
     if papers_sec:
         _check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
-    if not papers and not works and (profile.metrics.library_works or stated_all):
+    if not papers and not works_read.found and (profile.metrics.library_works or stated_all):
         raise LayoutChanged(f"the Elamur author page says {profile.metrics.library_works or stated_all} works are "
                             "in the library but has no 'Papers' or 'All works' list items")
-    return distinct(papers + works, result)
+    result.warnings.extend(merged.warnings)
+    return kept
 
 
-def _read_items(sec: _Section | None, name: str, read: Callable[[_Block], Publication | None], missing: str,
-                result: PageResult) -> list[Publication]:
-    """The papers of a section's list items, checked (``listings.check_listings``): items that give
-    no paper are numbered, items without their ``(year · N citations)`` too."""
+@dataclass
+class _Tally:
+    """What reading a list's items found: how many items, which (1-based) gave no paper or an
+    incomplete one, how many papers, and how many of them with an Elamur page."""
+
+    items: int = 0
+    unreadable: list[int] = field(default_factory=list)
+    incomplete: list[int] = field(default_factory=list)
+    found: int = 0
+    with_page: int = 0
+
+
+def _listed(sec: _Section | None, read: Callable[[_Block | _Item], Publication | None],
+            tally: _Tally) -> Iterator[Publication]:
+    """The papers of a section's list items, one at a time, counted on ``tally``."""
     if sec is None:
-        return []
-    found, unreadable, incomplete = [], [], []
+        return
     items = sec.items
+    tally.items = len(items)
     for number, block in enumerate(items, 1):
-        pub = read(block) if _links_of(block.runs) else None
+        pub = read(block) if _has_link(block) else None
         if pub is None or not pub.title:
-            unreadable.append(number)
+            tally.unreadable.append(number)
             continue
-        found.append(pub)
+        tally.found += 1
+        tally.with_page += bool(pub.ids.elamur)
         if pub.year is None or pub.citations is None:
-            incomplete.append(number)
-    check_listings(result, name, len(items), unreadable, missing, incomplete, "their '(year · N citations)'")
-    return found
+            tally.incomplete.append(number)
+        yield pub
+
+
+def _check_tally(result: PageResult, name: str, tally: _Tally, missing: str) -> None:
+    """``listings.check_listings`` on a list once read: items that gave no paper, items without their
+    ``(year · N citations)``."""
+    check_listings(result, name, tally.items, tally.unreadable, missing, tally.incomplete,
+                   "their '(year · N citations)'")
 
 
 def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
@@ -593,51 +869,81 @@ def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
 
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
-    year = re.search(r"(?<!\d)(\d{4})(?!\d)(?! citation)", text)
-    cites = re.search(r"([\d,]+) citations?", text)
+    year = _YEAR.search(text)
+    cites = _CITATIONS.search(text)
     return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
 
 
 def _paper_slug(href: str | None) -> str | None:
-    match = re.search(r"/papers/([^/]+)/?\Z", href or "")
+    match = _PAPER_PATH.search(href or "")
     return match.group(1) if match else None
 
 
-def _paper_item(block: _Block) -> Publication | None:
+def _paper_item(block: _Block | _Item) -> Publication | None:
     """``1. **[Title](…/papers/<slug>/)** *(2021 · 309 citations)* One-sentence summary.``; None for
     an item of another shape (no bold link to a paper page)."""
+    if isinstance(block, _Item):
+        return _paper(block.parts["title"], block.parts["href"], block.parts["em"], block.parts["rest"])
     href, title_runs = _links_of(block.runs)[0]
-    if _paper_slug(href) is None or not all(run.strong for run in title_runs):
+    if not all(run.strong for run in title_runs):
+        return None
+    span = _first_em(block.runs)
+    if span is None:
+        return _paper(_joined(title_runs), href, None, "")
+    return _paper(_joined(title_runs), href, _joined(block.runs[span[0]:span[1]]), _joined(block.runs[span[1]:]))
+
+
+def _paper(title: str, href: str, em: str | None, rest: str) -> Publication | None:
+    """The paper of a *Papers* item: its title, link, first italic stretch and the text after it."""
+    slug = _paper_slug(href)
+    if slug is None:
         return None
     year = cites = summary = None
-    if span := _first_em(block.runs):
-        year, cites = _year_and_citations(_joined(block.runs[span[0]:span[1]]))
-        summary = clean_or_none(_joined(block.runs[span[1]:]))
-    return Publication(title=_joined(title_runs), year=year, citations=cites, url=href, summary=summary,
-                       ids=PublicationIds(elamur=_paper_slug(href)))
+    if em is not None:
+        year, cites = _year_and_citations(em)
+        summary = clean_or_none(rest)
+    return Publication(title=clean(title), year=year, citations=cites, url=href, summary=summary,
+                       ids=PublicationIds(elamur=slug))
 
 
-def _work_item(block: _Block, titles: dict[str, str | None], venues: list[str],
+def _work_item(block: _Block | _Item, titles: dict[str, str | None], venues: list[str],
                result: PageResult) -> Publication | None:
     """An "All works" item: a paper with a page, or (``↗``) an original link for one without a page;
     None for an item of neither shape."""
+    if isinstance(block, _Item):
+        parts = block.parts
+        if block.shape == "work":  # the whole bold span is inside the link
+            bold = linked = parts["bold"]
+            tail = ""
+        else:
+            linked, tail = parts["linked"], parts["tail"]
+            bold = linked + tail
+        return _work(parts["href"], parts["em"], parts["authors"], bold, linked, tail, titles, venues, result)
     runs = block.runs
     href, _ = _links_of(runs)[0]
-    year, cites = _year_and_citations(_joined([r for r in runs if r.em]))
-    names, truncated = split_names(_joined([r for r in runs if not r.strong and not r.em]))
+    return _work(href, _joined([r for r in runs if r.em]), _joined([r for r in runs if not r.strong and not r.em]),
+                 _joined([r for r in runs if r.strong]), _joined([r for r in runs if r.strong and r.href]),
+                 _joined([r for r in runs if r.strong and not r.href]), titles, venues, result)
+
+
+def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, titles: dict[str, str | None],
+          venues: list[str], result: PageResult) -> Publication | None:
+    """The paper of an "All works" item from its parts: the first link, the italic and plain text, and
+    the bold text (all of it; the part inside a link; the part outside)."""
+    year, cites = _year_and_citations(clean(em))
+    names, truncated = split_names(authors)
     pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     slug = _paper_slug(href)
     if slug:
         pub.ids.elamur = slug
-        pub.title, pub.venue, pub.ids.arxiv = split_title(_joined([r for r in runs if r.strong]),
-                                                          titles.get(slug), venues, result)
+        pub.title, pub.venue, pub.ids.arxiv = split_title(clean(bold), titles.get(slug), venues, result)
         return pub
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
-    linked = _joined([r for r in runs if r.strong and r.href])
+    linked = clean(linked)
     if not linked.endswith("↗"):
         return None
     pub.title = re.sub(r"\s*↗\Z", "", linked)
-    for part in _joined([r for r in runs if r.strong and not r.href]).split(" · "):
+    for part in clean(tail).split(" · "):
         part = clean(part)
         if part.startswith("arXiv:"):
             pub.ids.arxiv = find_arxiv_id(part)
@@ -654,7 +960,7 @@ def split_title(bold: str, known_title: str | None, venues: list[str],
     ('ZeRO-Infinity: Breaking the Wall', 'SC 2021', None)
     """
     arxiv = None
-    if match := re.search(r"\s*\barXiv:(\S+)\Z", bold):
+    if "arXiv:" in bold and (match := _ARXIV_TAIL.search(bold)):
         arxiv, bold = find_arxiv_id(match.group()), bold[: match.start()]
     if known_title and bold.startswith(known_title):
         return known_title, clean_or_none(bold[len(known_title):]), arxiv

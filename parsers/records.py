@@ -25,11 +25,12 @@ import msgspec
 
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
-    "Profile", "PublicationIds", "Facets", "Author", "Publication", "PageWarning", "Source", "PageResult", "PageKind",
+    "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
+    "PageResult", "PageKind",
     "registered_sites", "own_id", "set_own_id", "to_builtins", "to_json", "from_json", "json_schema",
 ]
 
-PageKind = Literal["profile", "publication_list", "publication", "rows"]
+PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
 
 
 class _Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -110,6 +111,8 @@ class Coauthor(_Record):
     ids: Ids = msgspec.field(default_factory=Ids)
     papers: int | None = None
     url: str | None = None
+    interests: list[str] = []
+    citations: int | None = None  # the co-author's own "Cited by" count (Scholar's co-author list)
 
 
 class Link(_Record):
@@ -191,6 +194,18 @@ class Publication(_Record):
     summary: str | None = None
     facets: Facets = msgspec.field(default_factory=Facets)
     flags: list[str] = []
+    # Search results: the badge before the title as written ("PDF", "BOOK", "CITATION", localised),
+    # and the count of the "All N versions" link (its cluster is in ``ids.scholar_clusters``)
+    result_type: str | None = None
+    versions: int | None = None
+    result_id: str | None = None  # the result's own id on a search page (``data-cid``, used by Cite and related:)
+    # the paper's own page (Scholar's view_citation) gives these; the venue keeps them too, as a profile row writes it
+    citations_by_year: list[YearCitations] = []
+    container: str | None = None  # the journal, conference or book alone: the venue without volume, issue, pages
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    patent_office: str | None = None
 
 
 class PageWarning(_Record):
@@ -210,6 +225,24 @@ class Source(_Record, omit_defaults=True):
     fetched_at: str | None = None
 
 
+class SearchInfo(_Record):
+    """What a search results page says about the search itself (``page: search``).
+
+    ``kind`` is ``articles`` (``/scholar?q=``, ``cites=``, ``cluster=``) or ``authors``
+    (``view_op=search_authors``); ``total_results`` is the count the page states, 0 for a page that
+    says nothing matched; ``next_start`` and ``next_url`` are those of the "Next" link (null on the
+    last page)."""
+
+    kind: Literal["articles", "authors"]
+    query: str | None = None
+    cites: list[str] = []  # the cluster ids of a "Cited by" list (``cites=``)
+    cluster: str | None = None  # the cluster of an "All versions" list (``cluster=``)
+    total_results: int | None = None
+    page_number: int | None = None
+    next_start: int | None = None
+    next_url: str | None = None
+
+
 class PageResult(_Record):
     site: str  # a name in the registry (``registered_sites()``)
     page: PageKind
@@ -218,6 +251,8 @@ class PageResult(_Record):
     publications: list[Publication] = []
     warnings: list[PageWarning] = []
     source: Source | None = None
+    search: SearchInfo | None = None  # search results pages: the query, the total, the next page
+    profiles: list[Profile] = []  # search pages: the profiles listed (stubs: name, ids, affiliation, ...)
 
     def warn(self, code: str, message: str) -> None:
         """Record something odd that was still parsed."""

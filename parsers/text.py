@@ -178,4 +178,5 @@ def absolute_url(href: str | None, base: str) -> str | None:
 
 def title_key(title: str | None) -> str:
     """A normalised title for matching: lower case, letters and digits only."""
-    return _NOT_WORD.sub("", strip_braces(clean(title)).casefold())
+    # Whitespace, bidi marks and braces are none of them letters or digits: the one pass drops them.
+    return _NOT_WORD.sub("", title.casefold()) if title else ""

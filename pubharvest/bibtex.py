@@ -25,7 +25,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from .citable import PREPRINT, Citable, container_title, csl_type, document_number, issued_parts, venue_parts
+from .citable import PREPRINT, Citable, citable_parts, container_title, csl_type, document_number, issued_parts
 from .keys import Keys
 from .names import split_name
 
@@ -115,7 +115,7 @@ def bibtex_fields(pub: Citable) -> list[tuple[str, str]]:
     """``(field, value)`` pairs in writing order, values as TeX (escaped, case protected)."""
     kind = csl_type(pub)
     _, venue_field = ENTRY_TYPES.get(kind, UNKNOWN)
-    parts = venue_parts(pub.venue)
+    parts = citable_parts(pub)
     container = container_title(pub)
     date = issued_parts(pub) or []
     fields = [

@@ -46,6 +46,11 @@ class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
     url: str | None = None
     publisher: str | None = None
+    # the venue's parts when a page states them apart (a paper's own page); else they are read from ``venue``
+    container: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
 
 
 # What the exporters take: a page's ``Publication`` or a merged paper (``pubharvest.merge.Paper``).
@@ -77,6 +82,18 @@ def venue_parts(venue: str | None) -> VenueParts:
     if match:
         volume, issue, venue = match[1], match[2], venue[: match.start()]
     return VenueParts(venue.strip(" ,") or None, volume, issue, pages)
+
+
+def citable_parts(pub: Citable) -> VenueParts:
+    """The venue's parts as the page states them, else as read from the venue.
+
+    >>> citable_parts(Publication(venue="IEEE access 6, 53019-53033", container="IEEE access", volume="6",
+    ...                           pages="53019-53033"))
+    VenueParts(container='IEEE access', volume='6', issue=None, pages='53019-53033')
+    """
+    if pub.container:
+        return VenueParts(pub.container, pub.volume, pub.issue, pub.pages)
+    return venue_parts(pub.venue)
 
 
 def csl_type(pub: Citable) -> str | None:
@@ -124,7 +141,7 @@ def container_title(pub: Citable) -> str | None:
     kind = csl_type(pub)
     if kind in ("report", "patent") or (kind == PREPRINT and is_preprint_venue(pub.venue)):
         return None
-    return venue_parts(pub.venue).container
+    return citable_parts(pub).container
 
 
 def document_number(pub: Citable) -> str | None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
@@ -22,6 +22,7 @@ from .errors import MAX_INPUT_BYTES, ExitCode
 
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json", "parquet")
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
+T = TypeVar("T")
 # Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
 # printed: the titles live in the site modules, and importing them all would slow every command's start.
 SITE_TITLES, SITE_NAMES = "{site_titles}", "{site_names}"
@@ -177,6 +178,10 @@ def _add_scrape(commands: argparse._SubParsersAction) -> None:
     scrape.add_argument("--site", help=f"one-off form: the site of the target ({SITE_NAMES})")
     scrape.add_argument("--id", dest="target_id", help="one-off form: the profile id on that site")
     scrape.add_argument("--url", dest="target_url", help="one-off form: the profile URL")
+    scrape.add_argument("--search", metavar="QUERY", help="one-off form, with --site scholar: fetch one page of "
+                                                          "search results for QUERY (if robots.txt allows)")
+    scrape.add_argument("--author", metavar="NAME", help="one-off form, with --site scholar: fetch one page of "
+                                                         "the author search for NAME (if robots.txt allows)")
     scrape.add_argument("--contact", help="one-off form: an e-mail or URL for the User-Agent "
                                           "(default: $PUBHARVEST_CONTACT)")
     scrape.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")
@@ -325,22 +330,31 @@ def _writers(args: argparse.Namespace, writers: dict[str, Any], default: str) ->
     return table_writers(args.table, writers, default)
 
 
-def _parse_into(args: argparse.Namespace, out: Any, tally: Tally) -> None:
-    """Parse every input of ``args``, writing each page result to ``out``; archives last."""
-    from pubharvest.parsers import parse
-
+def _read_each(args: argparse.Namespace, tally: Tally, archives: list[str],
+               reader: Callable[..., T]) -> Iterator[tuple[str, T]]:
+    """``(name, reader(bytes, url=...))`` for every input of ``args`` that reads; an input that fails
+    gets its one line in ``tally`` (whatever it raised), and the run goes on. Archives are left
+    in ``archives``, for the caller to read last."""
     from .inputs import input_error, iter_inputs
 
-    archives = []
     for name, read in iter_inputs(args.paths, args.max_bytes):
         if name.lower().endswith(ARCHIVE_SUFFIXES):
             archives.append(name)
             continue
         try:
-            result = parse(read(), url=args.url)
+            value = reader(read(), url=args.url)
         except Exception as error:  # whatever one input does, one line, and on to the next
             tally.failed(name, input_error(error))
             continue
+        yield name, value
+
+
+def _parse_into(args: argparse.Namespace, out: Any, tally: Tally) -> None:
+    """Parse every input of ``args``, writing each page result to ``out``; archives last."""
+    from pubharvest.parsers import parse
+
+    archives: list[str] = []
+    for name, result in _read_each(args, tally, archives, parse):
         out.write(result)
         tally.warned(name, result)
     if archives:
@@ -421,21 +435,14 @@ class _Collected(list):  # of (name, PageResult)
 def _report(args: argparse.Namespace) -> int:
     """``pubharvest report``: read every input (pages, records, archives, a store), render, write."""
     from .errors import StoreError
-    from .inputs import input_error, iter_inputs, read_results
+    from .inputs import read_results
     from .output import open_output
     from .report import HtmlWriter, render, report_data, store_pages
 
-    tally, archives, runs = Tally(args.strict), [], {}
+    tally, runs = Tally(args.strict), {}
+    archives: list[str] = []
     pages: list[tuple[str, PageResult]] = []
-    for name, read in iter_inputs(args.paths, args.max_bytes):
-        if name.lower().endswith(ARCHIVE_SUFFIXES):
-            archives.append(name)
-            continue
-        try:
-            results = read_results(read(), url=args.url)
-        except Exception as error:  # whatever one input does, one line, and on to the next
-            tally.failed(name, input_error(error))
-            continue
+    for name, results in _read_each(args, tally, archives, read_results):
         for result in results:
             tally.warned(name, result)
             pages.append((name, result))

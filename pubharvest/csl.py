@@ -16,7 +16,7 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from .citable import PREPRINT, Citable, container_title, csl_type, document_number, issued_parts, venue_parts
+from .citable import PREPRINT, Citable, citable_parts, container_title, csl_type, document_number, issued_parts
 from .keys import Keys
 from .names import split_name
 
@@ -45,7 +45,7 @@ def _name_fields(name: str) -> tuple[tuple[str, str], ...]:
 def csl_item(pub: Citable, key: str) -> dict[str, Any]:
     """One CSL-JSON item; ``key`` is its ``id`` and ``citation-key`` (the BibTeX key)."""
     kind = csl_type(pub)
-    parts = venue_parts(pub.venue)
+    parts = citable_parts(pub)
     issued = issued_parts(pub)
     preprint = kind == PREPRINT and bool(pub.ids.arxiv)
     item: dict[str, Any] = {

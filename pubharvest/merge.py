@@ -201,9 +201,11 @@ def latest_records(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple
 
 def source_key(result: PageResult) -> tuple[str, str, str] | None:
     """Which source a record is of: its site, page kind, and the person's id on the site, else the
-    profile's or the page's URL (None when it has none)."""
+    profile's or the page's URL (None when it has none); for a paper's own page, the paper's id."""
     profile = result.profile
     who = (id_value(profile.ids, result.site) or profile.url) if profile else None
+    if result.page == "publication":  # one paper's own page: each paper of a person is a source of its own
+        who = next((id_value(pub.ids, result.site) or pub.url for pub in result.publications), None) or result.url
     who = who or result.url
     return (result.site, result.page, who) if who else None
 
@@ -424,6 +426,7 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         ids=merged_ids((s.ids for s in sources), PublicationIds),
         url=primary.url or next((s.url for s in sources if s.url), None),
         publisher=primary.publisher,
+        container=primary.container, volume=primary.volume, issue=primary.issue, pages=primary.pages,
         citations_max=max((s.citations for s in sources if s.citations is not None), default=None),
         citations_latest=latest_count(sources),
         sources=sources,

@@ -309,13 +309,15 @@ def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]]
     target = Path(os.path.realpath(path))
     remove_stale_temps(target)
     tmp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}")
-    with _sigterm_interrupts():
+    with _sigterm_interrupts() as signalled:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
             _copy_owner_and_mode(fd, target)
             with io.open(fd, "w", encoding="utf-8", newline="") as stream:
                 yield from _writing(stream, writers[fmt])
                 os.fsync(stream.fileno())
+            if signalled:
+                raise KeyboardInterrupt("SIGTERM")  # its exception was swallowed on the way (see below)
             os.replace(tmp, target)
         finally:
             with contextlib.suppress(FileNotFoundError):
@@ -373,17 +375,24 @@ def _process_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Within this block, SIGTERM raises ``KeyboardInterrupt``, as Ctrl-C does, so that cleanup runs."""
+def _sigterm_interrupts() -> Iterator[list[int]]:
+    """Within this block, SIGTERM raises ``KeyboardInterrupt``, as Ctrl-C does, so that cleanup runs.
+
+    The list it yields gets the signal's number once one came: a handler's exception raised while a
+    C extension initialises (lxml's import runs Cython code that catches every exception) is lost,
+    and the run would go on to replace the output, so the caller looks at the list before it does.
+    """
+    signalled: list[int] = []
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
-        yield
+        yield signalled
         return
 
     def interrupt(signum: int, frame: object) -> None:
+        signalled.append(signum)
         raise KeyboardInterrupt(f"signal {signum}")
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        yield
+        yield signalled
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

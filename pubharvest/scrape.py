@@ -127,20 +127,44 @@ def job_of(args: argparse.Namespace) -> Job:
         overrides["store"] = store_location(Path("."), args.store)
     if args.job:
         one_off = [flag for flag, value in (("--site", args.site), ("--id", args.target_id), ("--url", args.target_url),
+                                            ("--search", args.search), ("--author", args.author),
                                             ("--contact", args.contact), ("--base-url", args.base_url),
                                             ("--robots", args.robots)) if value]
         if one_off:
             raise JobError(f"{one_off[0]} belongs to the one-off form; with a job file, set it in the file")
         return dataclasses.replace(load_job(args.job), **overrides)
-    if not (args.target_url or (args.site and args.target_id)):
+    target_url = args.target_url or _search_url(args)
+    if not (target_url or (args.site and args.target_id)):
         raise JobError("give a job file, or --site SITE --id ID, or --url URL")
     site = args.site or ""
     spec = JobSpec(name="one-off", contact=args.contact or os.environ.get("PUBHARVEST_CONTACT"),
                    robots=args.robots or "obey",
                    sites={site: SiteSpec(base_url=args.base_url)} if args.base_url and site else {},
-                   targets=[TargetSpec(site=args.site, id=args.target_id, url=args.target_url)])
+                   targets=[TargetSpec(site=args.site, id=args.target_id, url=target_url)])
     job = job_from_spec(spec)
     return dataclasses.replace(job, **{"journal": None, "output": None, "store": None, **overrides})
+
+
+# The one-off searches: Scholar only, one results page each (robots.txt decides, as for any page).
+_SEARCH_PATHS = {"search": "/scholar?hl=en&q={}", "author": "/citations?hl=en&view_op=search_authors&mauthors={}"}
+
+
+def _search_url(args: argparse.Namespace) -> str | None:
+    """The URL of ``--search QUERY`` or ``--author NAME`` on Scholar (or ``--base-url``), or None."""
+    from urllib.parse import quote_plus
+
+    from pubharvest.parsers import site_info
+
+    asked = [(flag, value) for flag, value in (("search", args.search), ("author", args.author)) if value]
+    if not asked:
+        return None
+    if len(asked) > 1 or args.target_id or args.target_url:
+        raise JobError("give one of --id, --url, --search and --author")
+    if args.site != "scholar":
+        raise JobError(f"--{asked[0][0]} searches Google Scholar: give --site scholar")
+    flag, value = asked[0]
+    base = (args.base_url or site_info("scholar").base_url).rstrip("/")
+    return base + _SEARCH_PATHS[flag].format(quote_plus(value))
 
 
 def account(summary: Summary, rerun: str) -> list[str]:

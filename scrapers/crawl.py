@@ -143,34 +143,58 @@ class ProfileSpider(scrapy.Spider):
                 for t in targets]
 
     def page_request(self, url: str, target: str, pages: list[bytes], archived: list[str],
-                     claim: bytes | None = None) -> Request:
+                     claim: bytes | None = None, todo: list[str] | None = None) -> Request:
+        """A page of ``target``'s listing, or (``todo`` not None) one of the pages that complete it,
+        ``todo`` being those that follow."""
         return Request(split_credentials(url)[0], callback=self.parse_page, errback=self.failed,
-                       cb_kwargs={"target": target, "pages": pages, "archived": archived},
+                       cb_kwargs={"target": target, "pages": pages, "archived": archived, "todo": todo},
                        meta={CLAIM: claim} if claim else {})
 
     def parse_page(self, response: Response, target: str, pages: list[bytes],
-                   archived: list[str]) -> Iterator[Request | Finished]:
+                   archived: list[str], todo: list[str] | None = None) -> Iterator[Request | Finished]:
         """The next page's request, or the target's ``Finished`` item."""
         claim = response.meta.get(CLAIM)
+        site = sites.SITES[self.targets[target].site]
         try:  # a block page the middleware did not know stops the host all the same
             result = self.engine.parse_page(response.body, response.url)
         except PubharvestError as error:
-            yield self.end(target, pages, archived, error, claim)
+            if todo is not None and not isinstance(error, HostBlocked):  # a completing page: that part is missing
+                yield self.next_part(target, [*pages, to_json(sites.missing_part(site.name, response.url, error))],
+                                     archived, todo, claim)
+            else:
+                yield self.end(target, pages, archived, error, claim)
             return
         previous = [from_json(pages[-1])] if pages else []
         pages = [*pages, to_json(result)]
         archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
-        next_url = sites.next_page(sites.SITES[self.targets[target].site], response.url, [*previous, result])
-        if next_url is None:
-            yield self.end(target, pages, archived, None, claim)
-        else:
-            yield self.page_request(next_url, target, pages, archived, claim)
+        if todo is None:
+            next_url = sites.next_page(site, response.url, [*previous, result])
+            if next_url is not None:
+                yield self.page_request(next_url, target, pages, archived, claim)
+                return
+            todo = site.completion_urls([from_json(page) for page in pages], self.job.complete,
+                                        self.job.base_url(site.name))
+        yield self.next_part(target, pages, archived, todo, claim)
 
-    def failed(self, failure: Failure) -> Iterator[Finished]:
+    def next_part(self, target: str, pages: list[bytes], archived: list[str], todo: list[str],
+                  claim: bytes | None) -> Request | Finished:
+        """The request of the next page that completes the record, or the target's end when none is left."""
+        if todo:
+            return self.page_request(todo[0], target, pages, archived, claim, todo=todo[1:])
+        return self.end(target, pages, archived, None, claim)
+
+    def failed(self, failure: Failure) -> Iterator[Request | Finished]:
         request = failed_request(failure)
         kwargs = request.cb_kwargs
-        yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], fetch_error(failure, self.job.fetch),
-                       request.meta.get(CLAIM))
+        error = fetch_error(failure, self.job.fetch)
+        todo = kwargs.get("todo")
+        if todo is not None and not isinstance(error, HostBlocked):  # robots.txt, a 404: that part is missing
+            site = self.targets[kwargs["target"]].site
+            missing = to_json(sites.missing_part(site, redact_url(request.url), error))
+            yield self.next_part(kwargs["target"], [*kwargs["pages"], missing], kwargs["archived"], todo,
+                                 request.meta.get(CLAIM))
+            return
+        yield self.end(kwargs["target"], kwargs["pages"], kwargs["archived"], error, request.meta.get(CLAIM))
 
     def end(self, target: str, pages: list[bytes], archived: list[str], error: PubharvestError | None,
             claim: bytes | None) -> Finished:

@@ -227,7 +227,8 @@ def target_end(target: Target, pages: Sequence[PageResult],
             return None, failure_outcome(target, error)
         stopped = f"stopped after {len(pages)} page(s): {error.message}"
     record = sites.SITES[target.site].merge(list(pages))
-    status = "partial" if sites.is_partial(pages[-1]) or stopped else "done"
+    listed = [page for page in pages if page.page in sites.LISTING_KINDS] or list(pages)
+    status = "partial" if sites.is_partial(listed[-1]) or stopped else "done"
     if status == "partial" and not stopped:  # paging stopped by the site's own rule: the record's warning says why
         stopped = next((w.message for w in record.warnings if w.code == "partial"), None)
     return record, Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))

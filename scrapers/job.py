@@ -64,6 +64,8 @@ class JobSpec(_Spec):
     max_bytes: int = MAX_BYTES
     block_wait: float = BLOCK_WAIT
     robots: Literal["obey", "ignore"] = "obey"
+    details: bool = False  # fetch each publication's own page (Scholar: full authors, citations per year)
+    coauthors: bool = False  # fetch the full co-author list (Scholar: beyond the sidebar's 20)
     sites: dict[str, SiteSpec] = {}
     targets: list[TargetSpec] = []
 
@@ -114,6 +116,7 @@ class Job:
     store: Path | str | None = None  # an SQLite file, or a database URL as written
     warc: Path | None = None
     journal: Path | None = None
+    complete: sites.Completion = sites.Completion()  # the pages that complete a profile (off by default)
 
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
@@ -172,7 +175,8 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
             raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
     return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
                output=_path(root, spec.output), store=store_location(root, spec.store), warc=_path(root, spec.warc),
-               journal=_path(root, spec.journal) or root / f"{name}.journal")
+               journal=_path(root, spec.journal) or root / f"{name}.journal",
+               complete=sites.Completion(details=spec.details, coauthors=spec.coauthors))
 
 
 def user_agent(spec: JobSpec, name: str) -> str:

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from pubharvest.errors import NotFound, PubharvestError, RedirectRefused
+from pubharvest.errors import HostBlocked, NotFound, PubharvestError, RedirectRefused
 from pubharvest.parsers.records import PageResult
 
 from . import sites
@@ -94,6 +94,16 @@ class Runner(Engine):
                 return pages, responses, error
             responses.append(response)
             url = sites.next_page(site, response.url, pages)
+        for url in site.completion_urls(pages, self.job.complete, self.job.base_url(target.site)):
+            try:
+                response = await self.fetch(site, url)
+                pages.append(self.parse(response))
+            except HostBlocked as error:
+                return pages, responses, error
+            except PubharvestError as error:  # robots.txt, a 404, a page that does not parse: that part is missing
+                pages.append(sites.missing_part(site.name, redact_url(url), error))
+                continue
+            responses.append(response)
         return pages, responses, None
 
     async def fetch(self, site: sites.Site, url: str) -> Response:

@@ -27,10 +27,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
 
-from pubharvest.errors import Blocked, JobError, ParseError
+from pubharvest.errors import Blocked, JobError, ParseError, PubharvestError
 
 if TYPE_CHECKING:
-    from pubharvest.parsers.records import PageResult
+    from pubharvest.parsers.records import PageResult, Publication
     from pubharvest.parsers.site import SiteInfo
 
 PAGE_SIZE = 100  # Scholar clamps pagesize to 20..100
@@ -47,6 +47,14 @@ class _TargetLike(Protocol):  # job.Target, which imports this module
 
     @property
     def url(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Which pages complete a profile after its listing (job-file switches, off by default)."""
+
+    details: bool = False  # each publication's own page
+    coauthors: bool = False  # the full co-author list
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,11 @@ class Site:
         """Why a redirect to ``location`` means there is nothing to fetch (None: follow it)."""
         return None
 
+    def completion_urls(self, pages: list[PageResult], complete: Completion, base_url: str) -> list[str]:
+        """The pages to fetch on ``base_url``, once the listing ``pages`` are in, to complete the record
+        (none by default)."""
+        return []
+
     def merge(self, pages: list[PageResult]) -> PageResult:
         """The one record of a target from the results of its pages, in fetch order."""
         return pages[0]
@@ -97,6 +110,8 @@ class Scholar(Site):
     profile to Google's sign-in page."""
 
     def first_url(self, target: _TargetLike, base_url: str) -> str:
+        if target.url and _is_search(target.url):  # one page of results, as asked
+            return target.url
         if target.url:  # a profile URL as given, asked for its largest page
             return _with_query(target.url, pagesize=str(PAGE_SIZE), cstart=None)
         return super().first_url(target, base_url)
@@ -115,7 +130,32 @@ class Scholar(Site):
             return "Google redirected to its sign-in page: the profile does not exist or is not public"
         return None
 
+    def completion_urls(self, pages: list[PageResult], complete: Completion, base_url: str) -> list[str]:
+        """Each listed publication's own page (``details``) and the full co-author list (``coauthors``),
+        on ``base_url`` (the listing links them on the host its canonical URL names); each URL with the
+        path and query the listing links, for robots.txt to judge as it stands.
+
+        >>> from pubharvest.parsers.records import PageResult, Profile, Ids, Publication
+        >>> page = PageResult(site="scholar", page="profile", profile=Profile(ids=Ids(scholar="abcdefAAAAJ")),
+        ...     publications=[Publication(url="https://scholar.google.com/citations?view_op=view_citation&x=1")])
+        >>> SITES["scholar"].completion_urls([page], Completion(details=True, coauthors=True), "http://mirror:8")
+        ['http://mirror:8/citations?view_op=view_citation&x=1', 'http://mirror:8/citations?view_op=list_colleagues&hl=en&json=&user=abcdefAAAAJ']
+        """
+        listed = [page for page in pages if page.page in LISTING_KINDS]
+        paths = [_path_and_query(pub.url) for page in listed for pub in page.publications
+                 if complete.details and pub.url]
+        user = next((page.profile.ids.scholar for page in listed if page.profile and page.profile.ids.scholar), None)
+        if complete.coauthors and user:
+            paths.append(f"/citations?view_op=list_colleagues&hl=en&json=&user={user}")
+        return [base_url.rstrip("/") + path for path in dict.fromkeys(paths)]
+
     def merge(self, pages: list[PageResult]) -> PageResult:
+        listed = [page for page in pages if page.page in LISTING_KINDS]
+        merged = self.merge_listing(listed or pages[:1])
+        complete_record(merged, [page for page in pages if page.page not in LISTING_KINDS])
+        return merged
+
+    def merge_listing(self, pages: list[PageResult]) -> PageResult:
         from pubharvest.parsers.listings import distinct  # rows on two pages: the parsers' one rule
 
         repeat = next((i for i in range(1, len(pages)) if is_partial(pages[i - 1]) and repeats(pages[i - 1], pages[i])),
@@ -135,6 +175,58 @@ class Scholar(Site):
                                    f"({len(pages)} page(s) fetched): the next page could not be fetched")
         return merged
 
+
+
+LISTING_KINDS = ("profile", "rows", "publication_list")  # the pages that list a profile's publications
+# what a paper's own page gives that its listing row cuts or lacks
+_DETAIL_FIELDS = ("date", "type", "publisher", "summary", "citations_by_year", "container", "volume", "issue", "pages",
+                  "patent_office", "versions")
+
+
+def complete_record(record: PageResult, extra: list[PageResult]) -> None:
+    """``record`` completed by the pages fetched after its listing: each publication by its own page
+    (matched by id), the co-authors by the full list; a part that could not be had is a warning."""
+    by_id = {pub.ids.scholar: pub for pub in record.publications if pub.ids.scholar}
+    for page in extra:
+        record.warnings += [w for w in page.warnings if w.code.endswith("_missing") and w not in record.warnings]
+        if page.page == "coauthors" and page.profile and record.profile:
+            record.profile.coauthors = page.profile.coauthors
+            record.warnings = [w for w in record.warnings if w.code != "coauthors_partial"]
+        for detail in page.publications:
+            listed = by_id.get(detail.ids.scholar or "")
+            if listed is not None:
+                _take_details(listed, detail)
+
+
+def _take_details(listed: Publication, detail: Publication) -> None:
+    for name in _DETAIL_FIELDS:
+        if value := getattr(detail, name):
+            setattr(listed, name, value)
+    if detail.authors:  # a value and its "cut" flag go together
+        listed.authors, listed.authors_truncated = detail.authors, detail.authors_truncated
+    if detail.venue:
+        listed.venue, listed.venue_truncated = detail.venue, detail.venue_truncated
+    if detail.title and (not listed.title or len(detail.title) > len(listed.title)):
+        listed.title = detail.title  # the profile cuts long titles
+    listed.ids.scholar_clusters += [c for c in detail.ids.scholar_clusters if c not in listed.ids.scholar_clusters]
+    listed.links += [link for link in detail.links if link not in listed.links]
+    if detail.ids.patent_number and not listed.ids.patent_number:
+        listed.ids.patent_number = detail.ids.patent_number
+
+
+def missing_part(site: str, url: str, error: PubharvestError) -> PageResult:
+    """What a completing page that could not be had leaves: no records, and a warning naming the part
+    the record lacks (``details_missing`` or ``coauthors_missing``) and why."""
+    from pubharvest.parsers.records import PageResult
+
+    if "list_colleagues" in url:
+        result = PageResult(site=site, page="coauthors", url=url)
+        result.warn("coauthors_missing", f"the full co-author list could not be had: {error.code}: {error.message}")
+    else:
+        result = PageResult(site=site, page="publication", url=url)
+        result.warn("details_missing", f"a paper's own page (its full authors and citations per year) could not be "
+                                       f"had: {error.code}: {error.message}")
+    return result
 
 
 _BEHAVIOURS: dict[str, type[Site]] = {"scholar": Scholar}  # sites whose scraping differs from the default
@@ -239,6 +331,17 @@ def host_of(url: str) -> str:
     'mirror.example.org:8443'
     """
     return urlsplit(url).netloc.rpartition("@")[2].lower()
+
+
+def _is_search(url: str) -> bool:
+    """Whether ``url`` is a Scholar search (``/scholar?``) or author search (``view_op=search_authors``)."""
+    parts = urlsplit(url)
+    return parts.path.rstrip("/").endswith("/scholar") or "view_op=search_authors" in parts.query
+
+
+def _path_and_query(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def _with_query(url: str, **changes: str | None) -> str:

@@ -1,9 +1,13 @@
 """A local HTTP server that plays Scholar, MSR and Elamur from the project's fixture pages, with
 scripted faults: the test double of the real sites for scraper tests, cassettes and the benchmark.
 
-Scholar profiles are generated from ``fixtures/scholar/handwritten_ja_profile.html``: user ``U``
+``/scholar`` serves a hand-made results page and ``/citations?view_op=search_authors`` a hand-made
+author search page, whatever the query. Scholar profiles are generated from
+``fixtures/scholar/handwritten_ja_profile.html``: user ``U``
 has ``site.scholar[U]`` rows (default 4), served ``pagesize`` at a time from ``cstart``, with the
-"Show more" button enabled on every page but the last. MSR and Elamur serve their fixture page
+"Show more" button enabled on every page but the last; each row's own page (``view_op=view_citation``)
+from ``handwritten_view_citation_chapter.html``, and the co-author list (``view_op=list_colleagues``)
+is ``handwritten_coauthors_dialog.html``. MSR and Elamur serve their fixture page
 for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
 contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), ``reset`` (the
 connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``,
@@ -40,8 +44,13 @@ CAPTCHA = ("<!-- hand-written for pubharvest tests: the shape of Scholar's CAPTC
            "<html><head><title>Google Scholar</title></head><body><div id=\"gs_captcha_ccl\">"
            "<h1>Please show you're not a robot</h1><form id=\"gs_captcha_f\"><div class=\"g-recaptcha\"></div>"
            "</form></div></body></html>")
+_DETAIL = (FIXTURES / "scholar" / "handwritten_view_citation_chapter.html").read_text(encoding="utf-8")
+COAUTHORS_PAGE = (FIXTURES / "scholar" / "handwritten_coauthors_dialog.html").read_bytes()
 MSR_PAGE = (FIXTURES / "msr" / "010_people_publications.html").read_bytes()
 ELAMUR_PAGE = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
+# Search results (``/scholar?q=``) and the author search (``view_op=search_authors``), whatever the query.
+SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_search_user_profiles.html").read_bytes()
+AUTHOR_SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_author_search.html").read_bytes()
 
 
 def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int = 0) -> str:
@@ -55,6 +64,16 @@ def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int =
     tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace(disabled, button)
     page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
     return page.replace("Yamada12AAAAJ", user)
+
+
+def publication_page(pub_id: str) -> str:
+    """The own page (``view_op=view_citation``) of the paper ``USER:P<index>`` of a generated profile:
+    its title, and the full author list that the profile row cuts to "H Yamada, I Tanaka"."""
+    user, _, pub = pub_id.partition(":")
+    index = int(pub[1:]) if pub[1:].isdigit() else 0
+    return (_DETAIL.replace("Chaptr1AAAAJ:9yKSN-GCB0IC", pub_id).replace("Chaptr1AAAAJ", user)
+            .replace("Soil moisture sensing in alpine meadows", f"Paper {index + 1} of {user}")
+            .replace("Ingrid Olsen, Tomas Berg", "Hanako Yamada, Ichiro Tanaka, Jane Smith"))
 
 
 class FakeSite:
@@ -105,8 +124,16 @@ class FakeSite:
         parts = urlsplit(path)
         if parts.path == "/robots.txt":
             return 200, "text/plain", self.robots.encode()
+        if parts.path == "/scholar":
+            return 200, "text/html; charset=utf-8", SEARCH_PAGE
+        if parts.path == "/citations" and "view_op=search_authors" in parts.query:
+            return 200, "text/html; charset=utf-8", AUTHOR_SEARCH_PAGE
         if parts.path == "/citations":
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            if query.get("view_op") == "view_citation":
+                return 200, "text/html; charset=utf-8", publication_page(query.get("citation_for_view", "")).encode()
+            if query.get("view_op") == "list_colleagues":
+                return 200, "text/html; charset=utf-8", COAUTHORS_PAGE
             user = query.get("user", "")
             total = self.scholar.get(user, 4)
             pagesize = max(20, min(100, int(query.get("pagesize", 20))))

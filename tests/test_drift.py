@@ -7,6 +7,7 @@ MSR and Elamur cases live in their own file and use the same harness.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from drift import check_variant, emptied, nested, rename_token, repeated, tokens
 import pubharvest.parsers as parsers
 
 SCHOLAR_SOURCE = (ROOT / "parsers" / "scholar.py").read_text(encoding="utf-8")
-# Scholar's ids and classes all start gsc_ / gs_ (ids like gsc_prf_pup-img carry a hyphen).
-SCHOLAR_TOKENS = tokens_in_source(SCHOLAR_SOURCE, r"gsc?_[\w-]*[A-Za-z0-9]")
+# Scholar's ids and classes all start gsc_ / gs_ (ids like gsc_prf_pup-img carry a hyphen); the
+# pre-2014 layout's start cit-.
+SCHOLAR_TOKENS = tokens_in_source(SCHOLAR_SOURCE, r"gsc?_[\w-]*[A-Za-z0-9]|cit-[a-z][\w-]*[A-Za-z0-9]")
 
 
 def scholar_pages() -> list[Path]:
@@ -46,15 +48,24 @@ def test_the_token_list_covers_the_parsers_selectors() -> None:
     assert len(PAGES) >= 3
 
 
+def page_text(data: bytes) -> tuple[str, Callable[[bytes], parsers.PageResult]]:
+    """The page as text, and a parse that gives a variant back its page's own encoding (the 2020
+    crayfish page is ISO-8859-1, as it declares): variants are handed over as UTF-8."""
+    try:
+        return data.decode("utf-8"), parsers.parse
+    except UnicodeDecodeError:
+        return data.decode("iso-8859-1"), lambda variant: parsers.parse(variant.decode("utf-8").encode("iso-8859-1"))
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:40])
 def test_every_renamed_selector_is_flagged(page: Path) -> None:
     data = page.read_bytes()
-    original, text = parsers.parse(data), data.decode("utf-8")
+    original, (text, parse) = parsers.parse(data), page_text(data)
     outcomes, silent = {}, []
     for token in SCHOLAR_TOKENS:
         if rename_token(text, token) != text:
             try:
-                outcomes[token] = check_variant(parsers.parse, original, rename_token(text, token), token)
+                outcomes[token] = check_variant(parse, original, rename_token(text, token), token)
             except AssertionError as exc:
                 silent.append(str(exc).splitlines()[0])
     assert outcomes and not silent
@@ -63,9 +74,9 @@ def test_every_renamed_selector_is_flagged(page: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:40])
 def test_cut_enlarged_and_emptied_pages_are_flagged(page: Path) -> None:
     data = page.read_bytes()
-    original, text = parsers.parse(data), data.decode("utf-8")
+    original, (text, parse) = parsers.parse(data), page_text(data)
     for label, variant in truncations(text):
-        check_variant(parsers.parse, original, variant, f"{page.name}: {label}")
+        check_variant(parse, original, variant, f"{page.name}: {label}")
     if '<tr class="gsc_a_tr"' in text:
         end = "</tbody>" if "</tbody>" in text[text.index('<tr class="gsc_a_tr"'):] else "\x00"
         enlarged = repeated(text + "\x00", '<tr class="gsc_a_tr"', end)[:-1] if end == "\x00" else \

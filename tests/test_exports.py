@@ -93,6 +93,13 @@ CORPUS_PAGES = [
     "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html",
     "scholar/profile_amIMrIEAAAAJ_scholar-scraper_2026.html",
     "msr/publication_mattergen_990378_2026-08-26.excerpt.html",
+    # search results (page: search) and the pre-2014 layout (issue 13)
+    "scholar/search_q_crayfish_gsscraper_2020.html",
+    "scholar/search_scholar_q_geomap_2020.html",
+    "scholar/search_q_zhTW_gscholar_2025.html",
+    "scholar/search_q_browsersaved_google-scholar-research_2025.html",
+    "scholar/search_cluster_goscholar_2016.html",
+    "scholar/legacy2013_profile_oSJgw2cAAAAJ_full_web-scrapper_2016.html",
 ]
 
 

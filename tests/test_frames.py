@@ -82,10 +82,12 @@ def test_frames_of_the_fixtures_count_and_sum_as_their_expected_records() -> Non
         want = [p.get("metrics", {}).get(metric) for p in profiles]
         assert tables["profiles"][metric].sum() == sum(v or 0 for v in want), metric
         assert tables["profiles"][metric].count() == sum(v is not None for v in want), metric
-    bars = [bar for p in profiles for bar in p.get("citations_by_year", [])]
     years = tables["citations_by_year"]
-    assert (len(years), years["citations"].sum()) == (len(bars), sum(b["citations"] for b in bars))
-    assert set(years["scope"]) <= {"profile"}  # no fixture gives a paper's own histogram (yet)
+    for scope, owners in (("profile", profiles), ("publication", pubs)):
+        bars = [bar for owner in owners for bar in owner.get("citations_by_year", [])]
+        rows = years[years["scope"] == scope]
+        assert (len(rows), rows["citations"].sum()) == (len(bars), sum(b["citations"] for b in bars)), scope
+    assert (years["scope"] == "publication").any()  # the paper pages' own histograms
     coauthors = [c for p in profiles for c in p.get("coauthors", [])]
     assert len(tables["coauthors"]) == len(coauthors)
     assert tables["coauthors"]["papers"].sum() == sum(c.get("papers") or 0 for c in coauthors)
@@ -162,8 +164,11 @@ def test_frames_of_every_corpus_page_count_as_its_records(corpus: Path) -> None:
     assert len(tables["profiles"]) == len(with_profile)
     assert tables["profiles"]["citations"].sum() == sum(p.metrics.citations or 0 for p in with_profile)
     assert len(tables["coauthors"]) == sum(len(p.coauthors) for p in with_profile)
-    assert tables["citations_by_year"]["citations"].sum() == sum(
+    years = tables["citations_by_year"]
+    assert years[years["scope"] == "profile"]["citations"].sum() == sum(
         b.citations for p in with_profile for b in p.citations_by_year)
+    assert years[years["scope"] == "publication"]["citations"].sum() == sum(
+        b.citations for p in pubs for b in p.citations_by_year)
 
 
 def test_a_publications_own_histogram_when_the_record_has_one() -> None:

@@ -238,7 +238,6 @@ def test_einstein_fragment_rows(read_corpus) -> None:
     ("captcha_gs_captcha_ccl_search_geomap_2020.html", "blocked"),
     ("blocked_403_forbidden_output_cite_geomap_2020.html", "blocked"),
     ("invalid_user_AAAAAAAAAAAA_signin_redirect_scholar-scraper_2026.html", "not_found_or_private"),
-    ("search_scholar_q_geomap_2020.html", "unrecognised"),
     ("cite_popup_output_cite_fragment_geomap_2020.html", "unrecognised"),
     ("legacy2013_profile_M7uPknsAAAAJ_fragment_ruby-google-scholar.htm", "layout_changed"),
 ])

@@ -305,3 +305,52 @@ def test_a_retry_after_beyond_the_limit_leaves_the_host_for_later(site, tmp_path
     code, err = scrape(capsys, job)
     assert code == 3 and "asking to wait 3600 s (Retry-After)" in err
     assert not site.paths(SCHOLAR_B)
+
+
+# --- one-off searches (issue 13) ------------------------------------------------------------------
+
+GOOGLE_ROBOTS = "User-agent: *\nDisallow: /scholar?\nAllow: /citations?user=\nDisallow: /citations?\n"  # its shape
+
+
+def test_one_off_search_obeys_robots_txt_in_one_line(site, capsys) -> None:
+    site.robots = GOOGLE_ROBOTS
+    code = main(["scrape", "--site", "scholar", "--search", "river fish", "--base-url", site.url,
+                 "--contact", "mailto:tests@example.org"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert "robots_disallowed: robots.txt of" in err and "/scholar?hl=en&q=river+fish" in err
+    assert "Traceback" not in err
+    assert site.paths("/scholar") == []  # nothing but robots.txt was asked
+
+
+def test_one_off_search_fetches_one_results_page(site, capsys) -> None:
+    site.robots = GOOGLE_ROBOTS
+    code = main(["scrape", "--site", "scholar", "--search", "lovelace", "--base-url", site.url, "--robots", "ignore",
+                 "--contact", "mailto:tests@example.org"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    record = json.loads(out)
+    assert (record["page"], record["search"]["total_results"]) == ("search", 594000)
+    assert [p["title"] for p in record["publications"]] == ["Sketch of the Analytical Engine, with notes"]
+    assert site.paths("/scholar") == ["/scholar?hl=en&q=lovelace"]
+
+
+def test_one_off_author_search_gives_profile_stubs(site, capsys) -> None:
+    code = main(["scrape", "--site", "scholar", "--author", "ada lovelace", "--base-url", site.url,
+                 "--contact", "mailto:tests@example.org"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    record = json.loads(out)
+    assert [(p["name"], p["ids"]["scholar"]) for p in record["profiles"]] == [
+        ("Ada Lovelace", "AdaLove0AAAJ"), ("A. Lovelace", "AdaLove1AAAJ")]
+    assert site.paths("search_authors") == ["/citations?hl=en&view_op=search_authors&mauthors=ada+lovelace"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--site", "msr", "--search", "x"], "--search searches Google Scholar: give --site scholar"),
+    (["--site", "scholar", "--search", "x", "--author", "y"], "give one of --id, --url, --search and --author"),
+])
+def test_one_off_search_usage_errors_are_one_line(argv: list[str], message: str, capsys) -> None:
+    assert main(["scrape", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
