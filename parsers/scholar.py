@@ -28,7 +28,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Truncated, Unrecognised
 
-from .page import Document, html_root_streamed, utf8_pieces
+from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import (
     Author,
     Coauthor,
