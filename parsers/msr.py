@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing t
 from pubharvest.errors import LayoutChanged, Truncated
 
 from .listings import INCOMPLETE, check_listings, distinct
-from .page import Document, html_selector
+from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
 from .site import SiteInfo
 from .text import (
@@ -247,36 +247,60 @@ def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
 
 
 def _people_page(doc: Document) -> PageResult:
-    sel = doc.selector
+    from parsel import Selector
+
+    cards = _Cards()
+    sel = Selector(root=html_root_streamed(utf8_pieces(doc.text, doc.raw), "article", cards.take), type="html")
     result = PageResult(site=SITE.name, page="publication_list")
     result.url = url = _page_url(sel, doc, result, _PEOPLE)
     result.profile = _person(sel, url)
     _refuse_cut_pages(doc, result)
-    if not any(map(_in_accordion, sel.root.iter("article"))):
+    if not any(listed for _, listed, _ in cards.read):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
                             "(the by-year / area / type lists are missing or empty)")
     groups = {ident: _group(ident, heading, result) for ident, heading in _group_bodies(sel.root)}
     if not groups:
         raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
                             "filter-…): which year, area and type each paper is listed under cannot be read")
-    result.publications = [_finish(pub) for pub in _distinct(_listings(sel, url, groups, result), result)]
+    result.publications = [_finish(pub) for pub in _distinct(_listings(cards, url, groups, result), result)]
     _check_groupings(result)
     if result.profile and not result.profile.name:
         result.warn("name_missing", "the people page has no h1 with the person's name")
     return result
 
 
-def _listings(sel: Selector, url: str | None, groups: dict[str, tuple[str | None, str | int]],
+class _Cards:
+    """The ``<article>`` listings, each read as lxml's pull parser closes it (``take``) and then dropped from
+    the tree, so that a page of 100,000 listings never holds them all as elements: ``read`` holds, in page
+    order, each one's paper (None when it is none; its URL as written), whether it sits in an accordion, and
+    the id of the group body it sits in."""
+
+    def __init__(self) -> None:
+        self.read: list[tuple[Publication | None, bool, str | None]] = []
+        self._done: Any = None
+
+    def take(self, article: Any) -> None:
+        listed, group, inner = _placement(article)
+        self.read.append((_article(article), listed, group))
+        if inner:  # the article it sits in reads it too
+            return
+        if self._done is not None and (parent := self._done.getparent()) is not None:
+            parent.remove(self._done)
+        article.clear()
+        self._done = article  # the pull parser may still point at the article that closed last
+
+
+def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None, str | int]],
               result: PageResult) -> list[Publication]:
     """Every publication listing, checked: an ``<article>`` of the accordions that gives no paper is
     numbered (``listings.check_listings``), one outside any group body or with a detail line that is
     none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
     found, unreadable, incomplete = [], [], []
     number = 0
-    for article in sel.root.iter("article"):
-        listed, group = _placement(article, groups)
+    for pub, listed, group in cards.read:
         number += listed
-        pub = _listed_article(article, url, groups[group] if group else None)
+        if pub is not None:
+            _listed_article(pub, url, groups.get(group) if group else None)
         if pub is None:
             unreadable += [number] if listed else []
             continue
@@ -299,23 +323,18 @@ def _drop_flag(pub: Publication) -> None:
         pub.flags.remove(_UNREAD)
 
 
-def _in_accordion(element: Any) -> bool:
-    """Whether an element sits in a ``ul.accordion`` (``ul.accordion article`` as a query is slow:
-    libxml2 walks every descendant of each list)."""
-    return any(node.tag == "ul" and "accordion" in (node.get("class") or "").split()
-               for node in element.iterancestors())
-
-
-def _placement(article: Any, groups: dict[str, tuple[str | None, str | int]]) -> tuple[bool, str | None]:
-    """Whether an ``<article>`` sits in an accordion (``_in_accordion``), and the id of the group
-    body it sits in (None outside any): one walk up its ancestors for both."""
-    listed, group = False, None
+def _placement(article: Any) -> tuple[bool, str | None, bool]:
+    """Whether an ``<article>`` sits in a ``ul.accordion``, the id of the group body it sits in (None outside
+    any), and whether it sits in another article: one walk up its ancestors for all three (``ul.accordion
+    article`` as a query is slow: libxml2 walks every descendant of each list)."""
+    listed, group, inner = False, None, False
     for node in article.iterancestors():
-        if group is None and (ident := node.get("id")) in groups:
+        if group is None and (ident := node.get("id") or "").startswith(_GROUP_BODY):
             group = ident
         if node.tag == "ul" and "accordion" in (node.get("class") or "").split():
             listed = True
-    return listed, group
+        inner = inner or node.tag == "article"
+    return listed, group, inner
 
 
 def _check_groupings(result: PageResult) -> None:
@@ -343,31 +362,31 @@ def _person(sel: Selector, url: str | None) -> Profile:
     )
 
 
-def _listed_article(article: Any, base: str | None, group: tuple[str | None, str | int] | None) -> Publication | None:
-    """One ``<article>`` listing (an lxml element), with the facet and label of the accordion group
-    it sits in (none for the featured item); None for an article that is not a publication item."""
-    pub = _article(article, base)
-    if pub is None:
-        return None
+def _listed_article(pub: Publication, base: str | None, group: tuple[str | None, str | int] | None) -> None:
+    """The paper of one ``<article>`` listing (``_article``) placed: its link made absolute against ``base``
+    and its MSR id, and the facet and label of the accordion group it sits in (none for the featured item)."""
+    linked = pub.url is not None
+    pub.url = _absolute(pub.url, base)
+    slug = _PUBLICATION.search(pub.url or "")
+    pub.ids.msr = slug.group(1) if slug else None
+    if linked and not slug:
+        pub.flags.append(_UNREAD)  # a title link that is no publication link
     if group:
         facet, label = group
         if facet == "types":
             pub.type = _csl_type(str(label))
         if facet:
             pub.facets = _filed_under(facet, label)
-    return pub
 
 
-def _article(root: Any, base: str | None) -> Publication | None:
+def _article(root: Any) -> Publication | None:
+    """The paper of an ``<article>`` card, its ``url`` the title link's href as written (None without a
+    link); None for an article that is not a publication item."""
     link = _title_links(root)[:1]
     title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
     if not title:
         return None
-    pub = Publication(title=title, url=_absolute(link[0].get("href"), base) if link else None)
-    slug = _PUBLICATION.search(pub.url or "")
-    pub.ids.msr = slug.group(1) if slug else None
-    if link and not slug:
-        pub.flags.append(_UNREAD)  # a title link that is no publication link
+    pub = Publication(title=title, url=link[0].get("href") if link else None)
     return pub if _read_card(root, pub) else None
 
 
@@ -384,6 +403,9 @@ def _read_card(card: Any, pub: Publication) -> bool:
     return found
 
 
+_GROUP_BODY = "collapse-group-"  # the id of each accordion group body begins so
+
+
 def _group_bodies(root: Any) -> list[tuple[str, Any]]:
     """Each group body's id and the last ``h4`` before it in page order (one walk of the tree: an
     XPath ``preceding::h4[1]`` per group walks the page once each)."""
@@ -391,7 +413,7 @@ def _group_bodies(root: Any) -> list[tuple[str, Any]]:
     for element in root.iter():
         if element.tag == "h4":
             heading = element
-        elif (ident := element.get("id") or "").startswith("collapse-group-"):
+        elif (ident := element.get("id") or "").startswith(_GROUP_BODY):
             found.append((ident, heading))
     return found
 

@@ -12,7 +12,7 @@ import hashlib
 import re
 import threading
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from lxml import etree
     from parsel import Selector
 
-__all__ = ["Document", "Decoded", "html_selector", "gunzip", "decode", "decode_page", "declared_charset",
-           "refuse_forbidden"]
+__all__ = ["Document", "Decoded", "html_selector", "html_root_streamed", "utf8_pieces", "gunzip", "decode",
+           "decode_page", "declared_charset", "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
@@ -105,6 +105,66 @@ def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     if root is None:
         root = etree.fromstring(b"<html></html>", parser)
     return Selector(root=root, type="html")
+
+
+def utf8_pieces(text: str, utf8: bytes | None = None, size: int = 1 << 20) -> Iterator[bytes]:
+    """The UTF-8 bytes of ``text`` (``utf8``, when it is at hand: those bytes already), ``size`` at a time,
+    so that the whole text is never encoded at once.
+
+    >>> list(utf8_pieces("aé", size=1)), list(utf8_pieces("", b"abc", size=2))
+    ([b'a', b'\\xc3\\xa9'], [b'ab', b'c'])
+    """
+    if utf8 is not None:
+        for start in range(0, len(utf8), size):
+            yield utf8[start:start + size]
+        return
+    for start in range(0, len(text), size):
+        yield text[start:start + size].encode("utf-8", "surrogatepass")
+
+
+def html_root_streamed(pieces: Iterable[bytes], tag: str, on_end: Callable[[etree._Element], None]) -> etree._Element:
+    """The root of the HTML in ``pieces`` (UTF-8 bytes), parsed as ``html_selector`` parses it but by lxml's pull
+    parser: each ``tag`` element is handed to ``on_end`` as soon as it closes, which may read it and clear it, so
+    that the tree never holds all of them (a page of 100,000 rows).
+
+    A page nested deeper than libxml2 allows is ``Truncated``, as with ``html_selector``.
+    """
+    from lxml import etree
+
+    parser = etree.HTMLPullParser(events=("end",), tag=tag, encoding="utf-8", huge_tree=True)
+    for piece in pieces:
+        parser.feed(piece)
+        _hand_over(parser, on_end)
+    root = parser.close()
+    _hand_over(parser, on_end)
+    if root is None:
+        return etree.fromstring(b"<html></html>", etree.HTMLParser())
+    _refuse_halted_tree(root)
+    return root
+
+
+def _hand_over(parser: etree.HTMLPullParser, on_end: Callable[[etree._Element], None]) -> None:
+    """Each element that closed since the last call, to ``on_end``."""
+    from lxml import etree
+
+    for _, element in parser.read_events():
+        if isinstance(element, etree._Element):
+            on_end(element)
+
+
+_MAX_DEPTH = 2048  # libxml2's limit on nested elements, even with its huge-tree option
+
+
+def _refuse_halted_tree(root: etree._Element) -> None:
+    """Raise ``Truncated`` when libxml2's push parser stopped at its depth limit. It logs no error, but the
+    elements it had open when it stopped are then the tree's last ones, each inside the one before, that deep
+    (a page that closes its deep nesting ends with a shallow element)."""
+    depth, element = 1, root
+    while len(element) and depth < _MAX_DEPTH:
+        element, depth = element[-1], depth + 1
+    if depth >= _MAX_DEPTH:
+        raise Truncated(f"the page is nested too deep for the HTML parser, which stops after {_MAX_DEPTH} nested "
+                        "elements and would lose the rest")
 
 
 def _refuse_cut_tree(errors: etree._ListErrorLog) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import TypedDict
 from urllib.parse import unquote, urlsplit
 
@@ -26,7 +28,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Truncated, Unrecognised
 
-from .page import Document, html_selector
+from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import (
     Author,
     Coauthor,
@@ -169,30 +171,30 @@ def parse(doc: Document) -> PageResult:
 
 
 def _parse_profile(doc: Document) -> PageResult:
-    parts = _landmarks(doc.selector.root)
+    streamed = _StreamedRows(lambda root: _canonical_url(root, doc.url))
+    root = html_root_streamed(utf8_pieces(doc.text, doc.raw), "tr", streamed.take)
+    parts = _landmarks(root)
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
-    rows = _table_rows(parts.get("gsc_a_b"))
-    _refuse_parser_cut(doc, parts, rows)
+    url = _canonical_url(root, doc.url)
+    rows = streamed.reader_for(parts.get("gsc_a_b"), url)
+    _refuse_parser_cut(doc, parts, rows.rows)
     cut = "</html>" not in doc.text[-4096:].lower()
     # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
     # only the footer; a cut before it may have lost rows, silently.
     if cut and "gsc_a_nn" not in parts:
-        raise Truncated(f"the page stops before its end (after {len(rows)} publication rows); save it again")
+        raise Truncated(f"the page stops before its end (after {rows.rows} publication rows); save it again")
     if "gsc_a_t" not in parts:
         raise LayoutChanged("a Scholar profile without its publication table (#gsc_a_t)")
-    url = clean_or_none(_attr(parts.get("canonical"), "href")) or doc.url
     result = PageResult(site=SITE.name, page="profile", url=url)
     if cut:
         result.warn("truncated", "the page stops after its publication table; what came later was not saved")
     result.profile = _profile(parts, url)
-    articles = _article_rows(rows)
-    if not result.profile.ids.scholar and articles:
-        result.profile.ids.scholar = (_query_value(_row_link(_row_parts(articles[0]).get("anchor")),
-                                                   "citation_for_view") or "").split(":")[0] or None
-    _check_row_range(_row_range(parts.get("gsc_a_nn")), rows, articles, result)
-    result.publications = _publications(articles, result, base=url)
-    _warn_if_past_end(rows, articles, result, doc.url)
+    if not result.profile.ids.scholar and rows.publications:
+        result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
+    _check_row_range(_row_range(parts.get("gsc_a_nn")), rows.rows, len(rows.publications), result)
+    result.publications = rows.finish(result)
+    _warn_if_past_end(rows.rows, len(rows.publications), result, doc.url)
     _check_profile_parts(parts, doc, result.profile, result)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
@@ -224,6 +226,12 @@ def _landmarks(root: Element) -> dict[str, Element]:
     if hist:
         found["hist"] = hist[0]
     return found
+
+
+def _canonical_url(root: Element, fallback: str | None) -> str | None:
+    """The page's ``link rel=canonical`` (in its head), else ``fallback``."""
+    link = next((e for e in _elements(_HEAD_LINKS(root)) if e.tag == "link"), None)
+    return clean_or_none(_attr(link, "href")) or fallback
 
 
 def _elements(found: object) -> list[Element]:
@@ -264,8 +272,11 @@ def _text_of(element: Element | None) -> str | None:
 
 def _table_rows(body: Element | None) -> list[Element]:
     """The rows of ``#gsc_a_b``: publication rows and the "no articles" row."""
-    return [row for row in body if _classes(row) and {"gsc_a_tr", "gsc_a_e"} & set(_classes(row))] \
-        if body is not None else []
+    return [row for row in body if _is_table_row(row)] if body is not None else []
+
+
+def _is_table_row(row: Element) -> bool:
+    return bool({"gsc_a_tr", "gsc_a_e"} & set(_classes(row)))
 
 
 def _is_no_articles_row(row: Element) -> bool:
@@ -480,8 +491,7 @@ def _row_range(span: Element | None) -> tuple[int, int] | None:
     return (numbers[0], numbers[-1]) if len(numbers) >= 2 and numbers[-1] >= numbers[0] else None
 
 
-def _check_row_range(stated: tuple[int, int] | None, rows: list[Element], articles: list[Element],
-                     result: PageResult) -> None:
+def _check_row_range(stated: tuple[int, int] | None, rows: int, articles: int, result: PageResult) -> None:
     """``LayoutChanged`` when the range promises rows and none was found; a ``row_count`` warning
     when the count differs; ``profile_unreadable`` when a page with rows states no range."""
     if stated is None:
@@ -494,13 +504,12 @@ def _check_row_range(stated: tuple[int, int] | None, rows: list[Element], articl
     if not rows:
         raise LayoutChanged(f"the page says it shows rows {first}–{last} (#gsc_a_nn) but no publication row "
                             "(#gsc_a_b > tr.gsc_a_tr) was found")
-    if len(articles) != want:
-        result.warn("row_count", f"the page says it shows rows {first}–{last} (#gsc_a_nn) but {len(articles)} "
+    if articles != want:
+        result.warn("row_count", f"the page says it shows rows {first}–{last} (#gsc_a_nn) but {articles} "
                                  "publication rows were read")
 
 
-def _warn_if_past_end(rows: list[Element], articles: list[Element], result: PageResult, url: str | None,
-                      fragment: bool = False) -> None:
+def _warn_if_past_end(rows: int, articles: int, result: PageResult, url: str | None, fragment: bool = False) -> None:
     """A ``past_end`` warning for a "no articles" row on a page that cannot be the whole profile:
     a later page (``cstart`` > 0, or a fragment) or a profile whose table says it is cited."""
     if articles or not rows:
@@ -569,12 +578,12 @@ def _linked_profiles(doc: Document, own: str | None) -> set[str]:
     return set(_PROFILE_LINK.findall(doc.text)) - {own}
 
 
-def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: list[Element]) -> None:
+def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: int) -> None:
     """``Truncated`` when the markup holds parts the tree lacks: libxml2 stops reading at 2048
     nested elements (even with its huge-tree option) and drops the rest of the page silently."""
     lost = [key for key in ("gsc_prf_in", "gsc_a_t", "gsc_a_b", "gsc_a_nn")
             if key not in parts and doc.contains(f'id="{key}"')]
-    if lost or doc.text.count('class="gsc_a_tr"') > len(rows):
+    if lost or doc.text.count('class="gsc_a_tr"') > rows:
         raise Truncated("the HTML parser stopped before the page's end (nesting deeper than 2048 elements?): "
                         f"{', '.join('#' + k for k in lost) or 'publication rows'} in the markup but not in the tree")
 
@@ -582,27 +591,87 @@ def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: list[Elem
 # --- publication rows -----------------------------------------------------------------------
 
 
-def _publications(rows: list[Element], result: PageResult, base: str | None) -> list[Publication]:
-    """One ``Publication`` per table row, in page order; rows that lack a cell the parser reads are
-    named in a ``rows_unreadable`` warning, and a table where no row has a title is ``LayoutChanged``."""
-    origin = _origin(base)
-    found: list[Publication] = []
-    unread: dict[str, list[int]] = {}
-    for number, row in enumerate(rows, 1):
+def _publications(rows: Iterable[Element], result: PageResult, base: str | None) -> list[Publication]:
+    """One ``Publication`` per table row, in page order (see ``_RowReader``)."""
+    reader = _RowReader(base)
+    for row in rows:
+        reader.read(row)
+    return reader.finish(result)
+
+
+class _RowReader:
+    """Table rows read one at a time, as a pull parser hands them over, into ``publications``; ``finish``
+    then checks them: rows that lack a cell the parser reads are named in a ``rows_unreadable``
+    warning, and a table where no row has a title is ``LayoutChanged``."""
+
+    def __init__(self, base: str | None, body: Element | None = None) -> None:
+        self.origin = _origin(base)
+        self.body = body  # the element whose rows these are (``#gsc_a_b``)
+        self.rows = 0  # table rows, the "no articles" row included
+        self.publications: list[Publication] = []
+        self._unread: dict[str, list[int]] = {}
+        self._odd_titles: list[int] = []
+
+    def read(self, row: Element) -> None:
+        self.rows += 1
+        if _is_no_articles_row(row):
+            return
+        number = len(self.publications) + 1
         parts = _row_parts(row)
         for field in _missing_row_fields(parts):
-            unread.setdefault(field, []).append(number)
-        pub = _publication(row, origin, parts)
+            self._unread.setdefault(field, []).append(number)
+        pub = _publication(row, self.origin, parts)
         if "title_looks_like_authors" in pub.flags:
+            self._odd_titles.append(number)
+        self.publications.append(pub)
+
+    def finish(self, result: PageResult) -> list[Publication]:
+        """The publications, once the checks' warnings are on ``result``."""
+        found, count = self.publications, len(self.publications)
+        for number in self._odd_titles:
             result.warn("title_looks_like_authors",
-                        f"row {number}: the title looks like an author list: {pub.title!r}")
-        found.append(pub)
-    if rows and len(unread.get(_ROW_FIELDS["anchor"], ())) == len(rows):
-        raise LayoutChanged(f"none of the {len(rows)} publication rows has a title link ({_ROW_FIELDS['anchor']})")
-    for field, numbers in unread.items():
-        result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {len(rows)}: no {field}; that field is null")
-    _warn_if_repeated(found, result)
-    return found
+                        f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
+        if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
+            raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
+        for field, numbers in self._unread.items():
+            result.warn("rows_unreadable", f"{_row_numbers(numbers)} of {count}: no {field}; that field is null")
+        _warn_if_repeated(found, result)
+        return found
+
+
+class _StreamedRows:
+    """The rows of ``#gsc_a_b`` read while lxml's pull parser builds the tree (``take`` is its callback),
+    each cleared once read, so that a page of 100,000 rows never holds them all as elements."""
+
+    def __init__(self, base: Callable[[Element], str | None]) -> None:
+        self._base = base  # the page's URL, from the tree parsed so far (its head)
+        self.reader: _RowReader | None = None
+        self._done: Element | None = None
+
+    def take(self, row: Element) -> None:
+        body = row.getparent()
+        if body is None or body.get("id") != "gsc_a_b" or not _is_table_row(row):
+            return
+        if self.reader is None:
+            self.reader = _RowReader(self._base(row.getroottree().getroot()), body)
+        elif body is not self.reader.body:
+            return
+        self.reader.read(row)
+        # The row that closed last stays (lxml's pull parser may still point at it); the one before goes.
+        if self._done is not None:
+            body.remove(self._done)
+        row.clear()
+        self._done = row
+
+    def reader_for(self, body: Element | None, base: str | None) -> _RowReader:
+        """The rows of ``body`` (the page's first ``#gsc_a_b``): those read while parsing, unless they
+        were another element's; then ``body``'s own, read from the tree."""
+        if self.reader is not None and self.reader.body is body:
+            return self.reader
+        reader = _RowReader(base, body)
+        for row in _table_rows(body):
+            reader.read(row)
+        return reader
 
 
 def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
@@ -1319,18 +1388,20 @@ def _payload_rows(doc: Document) -> tuple[str, bool] | None:
 def _parse_rows_page(doc: Document) -> PageResult:
     payload = _payload_rows(doc)
     rows_html, more = payload if payload else (doc.text, False)
-    table = html_selector(f'<table><tbody id="gsc_a_b">{rows_html}</tbody></table>')
-    rows = _table_rows(table.root.find(".//tbody"))
-    if not rows and "gsc_a_tr" in rows_html:
+    streamed = _StreamedRows(lambda root: doc.url)
+    pieces = utf8_pieces(rows_html, None if payload else doc.raw)
+    root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
+                              streamed.take)
+    rows = streamed.reader_for(root.find(".//tbody"), doc.url)
+    if not rows.rows and "gsc_a_tr" in rows_html:
         raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
-        raise Truncated(f"the rows stop in the middle of row {len(rows)}; save them again")
+        raise Truncated(f"the rows stop in the middle of row {rows.rows}; save them again")
     result = PageResult(site=SITE.name, page="rows", url=doc.url)
-    articles = _article_rows(rows)
-    result.publications = _publications(articles, result, base=doc.url)
-    _warn_if_past_end(rows, articles, result, doc.url, fragment=True)
+    result.publications = rows.finish(result)
+    _warn_if_past_end(rows.rows, len(rows.publications), result, doc.url, fragment=True)
     if more:
-        result.warn("partial", f"the payload says more rows follow these {len(rows)} (\"N\": true); "
+        result.warn("partial", f"the payload says more rows follow these {rows.rows} (\"N\": true); "
                                "fetch the next cstart")
     return result
 
