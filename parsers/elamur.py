@@ -459,20 +459,26 @@ def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
     """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
     flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
     lo, end = match.start(), match.end()
-    at, depth = text.find("*", lo, end), 0
+    at, opening = text.find("*", lo, end), True
     while at >= 0:  # the runs, none nested: open, close, open, close
         after = at + 2 if text.startswith("**", at) else at + 1
-        last_punct, last_space = _char_kind(text[at - 1] if at > lo else " ")
-        next_punct, next_space = _char_kind(text[after] if after < stop else " ")
-        left = not (next_space or (next_punct and not (last_space or last_punct)))
-        right = not (last_space or (last_punct and not (next_space or next_punct)))
-        if not (right if depth % 2 else left):
+        left, right = _flanking(text[at - 1] if at > lo else " ", text[after] if after < stop else " ")
+        if not (left if opening else right):
             return False
-        at, depth = text.find("*", after, end), depth + 1
+        at, opening = text.find("*", after, end), not opening
     return True
 
 
 @cache
+def _flanking(before: str, after: str) -> tuple[bool, bool]:
+    """Whether a ``*`` run between the characters ``before`` and ``after`` is left-flanking (may open)
+    and right-flanking (may close), as markdown-it decides."""
+    last_punct, last_space = _char_kind(before)
+    next_punct, next_space = _char_kind(after)
+    return (not (next_space or (next_punct and not (last_space or last_punct))),
+            not (last_space or (last_punct and not (next_space or next_punct))))
+
+
 def _char_kind(char: str) -> tuple[bool, bool]:
     """Whether markdown-it counts ``char`` as punctuation, and as whitespace, next to a ``*`` run."""
     from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
@@ -932,12 +938,12 @@ def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, t
     the bold text (all of it; the part inside a link; the part outside)."""
     year, cites = _year_and_citations(clean(em))
     names, truncated = split_names(authors)
-    pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     slug = _paper_slug(href)
     if slug:
-        pub.ids.elamur = slug
-        pub.title, pub.venue, pub.ids.arxiv = split_title(clean(bold), titles.get(slug), venues, result)
-        return pub
+        title, venue, arxiv = split_title(clean(bold), titles.get(slug), venues, result)
+        return Publication(title=title, authors=names, authors_truncated=truncated, venue=venue, year=year,
+                           citations=cites, ids=PublicationIds(arxiv=arxiv, elamur=slug), url=href)
+    pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
     linked = clean(linked)
     if not linked.endswith("↗"):
