@@ -18,7 +18,7 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -457,15 +457,26 @@ def _starts_item(text: str, pos: int, section: _Section) -> bool:
 
 def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
     """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
-    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
-    lo, end = match.start(), match.end()
-    at, opening = text.find("*", lo, end), True
-    while at >= 0:  # the runs, none nested: open, close, open, close
-        after = at + 2 if text.startswith("**", at) else at + 1
-        left, right = _flanking(text[at - 1] if at > lo else " ", text[after] if after < stop else " ")
+    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close).
+
+    The match ends at ``stop`` (a full match), so the runs' neighbours all lie inside it."""
+    return _runs_flank(tuple(_STAR_SIDES.findall(text, match.start(), stop)))
+
+
+# Each ``*`` or ``**`` run with the characters before and after it ("" after the stretch's end). The
+# star comes first, so that the engine skips to each one; the character before it is looked back at.
+_STAR_SIDES = re.compile(r"(?s)\*(?<=(.)\*)\*?(?=(.?))")
+
+
+@lru_cache(maxsize=4096)
+def _runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
+    """Whether runs with these neighbours open, close, open, close, ... in turn (none nested)."""
+    opening = True
+    for before, after in sides:
+        left, right = _flanking(before, after or " ")
         if not (left if opening else right):
             return False
-        at, opening = text.find("*", after, end), not opening
+        opening = not opening
     return True
 
 
