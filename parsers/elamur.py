@@ -93,6 +93,7 @@ _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 # Parts of a list item, read once per item.
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
 _CITATIONS = re.compile(r"([\d,]+) citations?")
+_YEAR_AND_CITATIONS = re.compile(r"\((\d{4}) · (\d[\d,]*) citations?\)")
 _PAPER_PATH = re.compile(r"/papers/([^/]+)/?\Z")
 _AUTHOR_PATH = re.compile(r"/authors/([^/]+)/?\Z")
 _TIMES = re.compile(r"×\s*([\d,]+)")
@@ -886,6 +887,8 @@ def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
 
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
+    if both := _YEAR_AND_CITATIONS.fullmatch(text):  # the usual form: what the two searches would find
+        return int(both[1]), to_int(both[2])
     year = _YEAR.search(text)
     cites = _CITATIONS.search(text)
     return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
