@@ -481,7 +481,7 @@ def _runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
     return True
 
 
-@cache
+@lru_cache(maxsize=65536)  # bounded: a hostile page may put a star between any two characters
 def _flanking(before: str, after: str) -> tuple[bool, bool]:
     """Whether a ``*`` run between the characters ``before`` and ``after`` is left-flanking (may open)
     and right-flanking (may close), as markdown-it decides."""
