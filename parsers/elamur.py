@@ -18,7 +18,7 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -93,6 +93,7 @@ _PLAIN_ITEM = re.compile(r"(?m)[ \t]+(?=- \S)")
 # Parts of a list item, read once per item.
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
 _CITATIONS = re.compile(r"([\d,]+) citations?")
+_YEAR_AND_CITATIONS = re.compile(r"\((\d{4}) · (\d[\d,]*) citations?\)")
 _PAPER_PATH = re.compile(r"/papers/([^/]+)/?\Z")
 _AUTHOR_PATH = re.compile(r"/authors/([^/]+)/?\Z")
 _TIMES = re.compile(r"×\s*([\d,]+)")
@@ -457,22 +458,39 @@ def _starts_item(text: str, pos: int, section: _Section) -> bool:
 
 def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
     """Whether each ``*`` run of the matched shape opens or closes as the shape says (CommonMark's
-    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close)."""
-    lo, end = match.start(), match.end()
-    at, depth = text.find("*", lo, end), 0
-    while at >= 0:  # the runs, none nested: open, close, open, close
-        after = at + 2 if text.startswith("**", at) else at + 1
-        last_punct, last_space = _char_kind(text[at - 1] if at > lo else " ")
-        next_punct, next_space = _char_kind(text[after] if after < stop else " ")
-        left = not (next_space or (next_punct and not (last_space or last_punct)))
-        right = not (last_space or (last_punct and not (next_space or next_punct)))
-        if not (right if depth % 2 else left):
+    flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close).
+
+    The match ends at ``stop`` (a full match), so the runs' neighbours all lie inside it."""
+    return _runs_flank(tuple(_STAR_SIDES.findall(text, match.start(), stop)))
+
+
+# Each ``*`` or ``**`` run with the characters before and after it ("" after the stretch's end). The
+# star comes first, so that the engine skips to each one; the character before it is looked back at.
+_STAR_SIDES = re.compile(r"(?s)\*(?<=(.)\*)\*?(?=(.?))")
+
+
+@lru_cache(maxsize=4096)
+def _runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
+    """Whether runs with these neighbours open, close, open, close, ... in turn (none nested)."""
+    opening = True
+    for before, after in sides:
+        left, right = _flanking(before, after or " ")
+        if not (left if opening else right):
             return False
-        at, depth = text.find("*", after, end), depth + 1
+        opening = not opening
     return True
 
 
-@cache
+@lru_cache(maxsize=65536)  # bounded: a hostile page may put a star between any two characters
+def _flanking(before: str, after: str) -> tuple[bool, bool]:
+    """Whether a ``*`` run between the characters ``before`` and ``after`` is left-flanking (may open)
+    and right-flanking (may close), as markdown-it decides."""
+    last_punct, last_space = _char_kind(before)
+    next_punct, next_space = _char_kind(after)
+    return (not (next_space or (next_punct and not (last_space or last_punct))),
+            not (last_space or (last_punct and not (next_space or next_punct))))
+
+
 def _char_kind(char: str) -> tuple[bool, bool]:
     """Whether markdown-it counts ``char`` as punctuation, and as whitespace, next to a ``*`` run."""
     from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
@@ -869,6 +887,8 @@ def _first_em(runs: list[_Run]) -> tuple[int, int] | None:
 
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
+    if both := _YEAR_AND_CITATIONS.fullmatch(text):  # the usual form: what the two searches would find
+        return int(both[1]), to_int(both[2])
     year = _YEAR.search(text)
     cites = _CITATIONS.search(text)
     return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
@@ -932,12 +952,12 @@ def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, t
     the bold text (all of it; the part inside a link; the part outside)."""
     year, cites = _year_and_citations(clean(em))
     names, truncated = split_names(authors)
-    pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     slug = _paper_slug(href)
     if slug:
-        pub.ids.elamur = slug
-        pub.title, pub.venue, pub.ids.arxiv = split_title(clean(bold), titles.get(slug), venues, result)
-        return pub
+        title, venue, arxiv = split_title(clean(bold), titles.get(slug), venues, result)
+        return Publication(title=title, authors=names, authors_truncated=truncated, venue=venue, year=year,
+                           citations=cites, ids=PublicationIds(arxiv=arxiv, elamur=slug), url=href)
+    pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
     linked = clean(linked)
     if not linked.endswith("↗"):

@@ -25,12 +25,14 @@ once, in the order of its first listing:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from operator import attrgetter
 from typing import Any
 
 from pubharvest.errors import LayoutChanged
 
-from .records import PageResult, Publication, PublicationIds, own_id
+from .records import PageResult, Publication, PublicationIds
 from .text import title_key
 
 __all__ = ["distinct", "absorb", "check_listings", "DISAGREE", "UNREADABLE", "INCOMPLETE"]
@@ -46,6 +48,10 @@ _FIRST = ("year", "citations")
 _FOLLOWS = {"authors": "authors_truncated", "venue": "venue_truncated"}
 _COLLECTED = ("author_links", "links", "flags")
 _FACETS = ("years", "research_areas", "types")
+_SETTLED = _FULLER + _FIRST
+_settled_of = attrgetter(*_SETTLED)
+_ID_FIELDS = PublicationIds.__struct_fields__
+_ids_of = attrgetter(*_ID_FIELDS)
 
 
 def distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
@@ -53,50 +59,74 @@ def distinct(listings: Iterable[Publication], result: PageResult) -> list[Public
     the first (see the module's rule), disagreements warned on ``result``, whose ``site`` names the ids."""
     kept: list[Publication] = []
     said = _said(result)
+    own = _own_id(result.site)
     by_id: dict[str, Publication] = {}
     by_title: dict[str, Publication] = {}
     for pub in listings:
-        ident = own_id(pub.ids, result.site)
+        ident = own(pub.ids)
         first = by_id.get(ident) if ident else None
+        key = ""
         if first is None:
-            same_title = by_title.get(title_key(pub.title))
-            if same_title is not None and not (ident and own_id(same_title.ids, result.site)):
+            key = title_key(pub.title)
+            same_title = by_title.get(key)
+            if same_title is not None and not (ident and own(same_title.ids)):
                 first = same_title
         if first is None:
             kept.append(pub)
-            first = pub
-        else:
-            absorb(first, pub, result, said)
-        if first_id := own_id(first.ids, result.site):
+            if ident:
+                by_id[ident] = pub
+            if key:
+                by_title.setdefault(key, pub)
+            continue
+        title = first.title
+        absorb(first, pub, result, said)
+        if first_id := own(first.ids):
             by_id[first_id] = first
-        if key := title_key(first.title):
+        # A title the first listing already had is indexed already: a key is computed only for a new one.
+        if first.title != title and (key := title_key(first.title)):
             by_title.setdefault(key, first)
     return kept
 
 
+@cache
+def _own_id(site: str) -> Callable[[PublicationIds], str | None]:
+    """``records.own_id`` for ``site``, with the choice of field made once rather than per listing."""
+    if site in PublicationIds.__struct_fields__ and getattr(PublicationIds(), site) is None:
+        return attrgetter(site)  # a field of its own, holding one id
+    return lambda ids: ids.other.get(site)
+
+
 def absorb(first: Publication, other: Publication, result: PageResult, said: set[str] | None = None) -> None:
     """Merge ``other``, a later listing of the same paper, into ``first``, warning on ``result``
-    where the two disagree (once per message: ``said`` holds the messages already given)."""
+    where the two disagree (once per message: ``said`` holds the messages already given).
+
+    Most fields of a listing are empty or say what the first said: those are passed over before any
+    settling (the fields are read in one call each, ``attrgetter`` of them all)."""
     said = _said(result) if said is None else said
-    for name in _FULLER + _FIRST:
-        mine, theirs = getattr(first, name), getattr(other, name)
+    for name, mine, theirs in zip(_SETTLED, _settled_of(first), _settled_of(other)):
+        if theirs is None or mine == theirs:
+            continue
         value = _settle(first.title, name, mine, theirs, result, said)
         if value is not mine:
             setattr(first, name, value)
             if name in _FOLLOWS:
                 setattr(first, _FOLLOWS[name], getattr(other, _FOLLOWS[name]))
     _absorb_ids(first, other.ids, result, said)
-    first.type = _settle(first.title, "type", first.type, other.type, result, said)
+    if other.type is not None and other.type != first.type:
+        first.type = _settle(first.title, "type", first.type, other.type, result, said)
     for name in _COLLECTED:
-        _collect(getattr(first, name), getattr(other, name))
+        if more := getattr(other, name):
+            _collect(getattr(first, name), more)
     for facet in _FACETS:
-        _collect(getattr(first.facets, facet), getattr(other.facets, facet))
+        if more := getattr(other.facets, facet):
+            _collect(getattr(first.facets, facet), more)
 
 
 def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult, said: set[str]) -> None:
     ids = first.ids
-    for name in PublicationIds.__struct_fields__:
-        mine, theirs = getattr(ids, name), getattr(other, name)
+    for name, mine, theirs in zip(_ID_FIELDS, _ids_of(ids), _ids_of(other)):
+        if not theirs or mine == theirs:  # nothing to add: no id, an empty list or mapping, the same
+            continue
         if isinstance(mine, list):
             _collect(mine, theirs)
         elif isinstance(mine, dict):

@@ -1419,9 +1419,24 @@ _GLUE = re.compile(r"(?<=[a-z\u00df-\u00ff])(?<!Mc)(?=[A-Z\u00c0-\u00de])")
 
 def _looks_like_saved_table(text: str) -> bool:
     """Whether ``text`` is Scholar's publication table saved as ``| … | n | year |`` lines."""
+    if not _may_start_row(text):
+        return False  # no line starts with "|": no row, found without splitting a big page into lines
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     rows = sum(1 for line in lines if _TABLE_ROW.match(line))
     return rows > 0 and rows * 2 >= len(lines)
+
+
+def _may_start_row(text: str) -> bool:
+    """Whether some line of ``text`` (as ``str.splitlines`` cuts it) starts with ``|`` once stripped."""
+    at = text.find("|")
+    while at >= 0:
+        start = at
+        while start and text[start - 1].isspace():
+            start -= 1
+        if not start or len((text[start:at] + "|").splitlines()) > 1:
+            return True
+        at = text.find("|", at + 1)
+    return False
 
 
 def _parse_saved_table(doc: Document) -> PageResult:

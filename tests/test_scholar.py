@@ -330,6 +330,19 @@ def test_saved_table_with_a_header_row_and_a_sidebar_heading() -> None:
     assert result.warnings[-1].code == "ignored_line" and "Co-authors" in result.warnings[-1].message
 
 
+def test_saved_table_rows_after_any_line_break_are_still_found() -> None:
+    # The sniff first asks whether any line starts with "|" (issue 11): a row indented, or after a
+    # lone carriage return or a Unicode line separator (str.splitlines' line breaks), still counts.
+    rows = SEED.read_text(encoding="utf-8").splitlines()
+    text = "Saved | copy\r  " + "\r".join(rows[:10]) + "\u2028 \t" + "\u2028".join(rows[10:])
+    assert len(parsers.parse(text).publications) == 20
+
+
+def test_text_with_a_bar_inside_its_lines_is_not_a_saved_table() -> None:
+    with pytest.raises(parsers.Unrecognised):
+        parsers.parse("Results | 2020 | 3 |\nnot a table row either |\n")
+
+
 @pytest.mark.parametrize("cell,title,authors,venue", [
     ("A study of things J-P Dupont, M O'Neil Journal of Stuff 3, 1-9, 2019",
      "A study of things", "J-P Dupont, M O'Neil", "Journal of Stuff 3, 1-9"),
