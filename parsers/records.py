@@ -33,8 +33,10 @@ __all__ = [
 PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
 
 
-class _Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Base for all records: keyword-only, strict when decoding."""
+class _Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """Base for all records: keyword-only, strict when decoding. Not tracked by the cycle collector
+    (``gc=False``): a record never refers back to what holds it, and a large page's hundreds of
+    thousands of records made each collection walk them all."""
 
 
 class Ids(_Record):
