@@ -30,7 +30,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from .listings import INCOMPLETE, check_listings, distinct
 from .page import Document, html_root_streamed, html_selector, utf8_pieces
-from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
+from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
 from .site import SiteInfo
 from .text import (
     MONTHS,
@@ -141,16 +141,8 @@ def _xpath(query: str) -> Any:
     return etree.XPath(query)
 
 
-def _title_links(root: Any) -> list[Any]:
-    return _xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")(root)  # type: ignore[no-any-return]
-
-
 def _heading_targets(heading: Any) -> list[str]:
     return _xpath(".//@data-target | .//@aria-controls")(heading)  # type: ignore[no-any-return]
-
-
-def _title_headings(root: Any) -> list[Any]:
-    return _xpath(".//h5 | .//h4 | .//h3")(root)  # type: ignore[no-any-return]
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -254,6 +246,7 @@ def _people_page(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="publication_list")
     result.url = url = _page_url(sel, doc, result, _PEOPLE)
     result.profile = _person(sel, url)
+    cards.forget_markup()
     _refuse_cut_pages(doc, result)
     if not any(listed for _, listed, _ in cards.read):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
@@ -269,25 +262,97 @@ def _people_page(doc: Document) -> PageResult:
     return result
 
 
+class _Card:
+    """One ``<article>`` as the page writes it, byte for byte: what it says (``parts``: None when it is no
+    publication item), read once however often the page lists it, the paper its first listing gave
+    (``pub``), whether that listing had a part pubharvest does not read (``unread``), and the keys
+    ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
+
+    __slots__ = ("parts", "pub", "unread", "keys")
+
+    def __init__(self, parts: _Parts | None) -> None:
+        self.parts = parts
+        self.pub: Publication | None = None
+        self.unread = False
+        self.keys: tuple[tuple[str, str], ...] = ()
+
+
 class _Cards:
     """The ``<article>`` listings, each read as lxml's pull parser closes it (``take``) and then dropped from
     the tree, so that a page of 100,000 listings never holds them all as elements: ``read`` holds, in page
-    order, each one's paper (None when it is none; its URL as written), whether it sits in an accordion, and
-    the id of the group body it sits in."""
+    order, each one's card (the same ``_Card`` for listings of the same markup), whether it sits in an
+    accordion, and the id of the group body it sits in."""
 
     def __init__(self) -> None:
-        self.read: list[tuple[Publication | None, bool, str | None]] = []
+        from lxml.etree import tostring
+
+        self.read: list[tuple[_Card, bool, str | None]] = []
+        self._cards: dict[bytes, _Card] = {}
+        self._markup: Any = lambda article: tostring(article, with_tail=False)
         self._done: Any = None
 
     def take(self, article: Any) -> None:
         listed, group, inner = _placement(article)
-        self.read.append((_article(article), listed, group))
+        markup = self._markup(article)
+        card = self._cards.get(markup)
+        if card is None:
+            card = self._cards[markup] = _Card(_card_parts(article))
+        self.read.append((card, listed, group))
         if inner:  # the article it sits in reads it too
             return
         if self._done is not None and (parent := self._done.getparent()) is not None:
             parent.remove(self._done)
         article.clear()
         self._done = article  # the pull parser may still point at the article that closed last
+
+    def forget_markup(self) -> None:
+        """Drop the markup kept to recognise repeated listings (once the page is read)."""
+        self._cards = {}
+
+
+class _Papers:
+    """The paper of each listing, for ``listings.distinct``. A paper is listed about three times (by year,
+    area and type), each time with the same markup; such a repeat needs no record of its own when
+    ``distinct`` would only add its group to the first listing's paper: when every listing so far that
+    shares a key with it (title or id, see ``_Card``) has its very markup, so that all fields are equal
+    (``repeated``). Any other listing gets its record (``listing``), and ``distinct`` compares it."""
+
+    def __init__(self) -> None:
+        self._owners: dict[tuple[str, str], _Card] = {}
+        self._shared: set[tuple[str, str]] = set()
+
+    def listing(self, card: _Card, base: str | None, group: tuple[str | None, str | int] | None) -> Publication:
+        """A listing's own record; the first of its card also notes the keys it is matched by."""
+        assert card.parts is not None
+        pub = _paper(card.parts)
+        _listed_article(pub, base, group)
+        if card.pub is None:
+            card.pub, card.unread = pub, _UNREAD in pub.flags
+            ident = own_id(pub.ids, SITE.name)
+            card.keys = (("title", title_key(pub.title)),) + ((("id", ident),) if ident else ())
+            for key in card.keys:
+                if self._owners.setdefault(key, card) is not card:
+                    self._shared.add(key)
+        _drop_flag(pub)
+        return pub
+
+    def repeated(self, card: _Card, group: tuple[str | None, str | int] | None) -> bool:
+        """Whether a listing repeats its card's first listing with nothing for ``distinct`` to compare; if so,
+        its group is filed into that paper, as ``distinct`` would (a type it lacks, the group's label). A type
+        other than the paper's is left to ``distinct``, which warns."""
+        first = card.pub
+        if first is None or any(key in self._shared for key in card.keys):
+            return False
+        facet, label = group or (None, "")
+        kind = _group_type(facet, label)
+        if kind is not None and first.type is not None and kind != first.type:
+            return False
+        first.type = kind or first.type
+        if facet:
+            labels = getattr(first.facets, facet)
+            if label not in labels:
+                labels.append(label)
+        return True
 
 
 def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None, str | int]],
@@ -296,18 +361,18 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
     numbered (``listings.check_listings``), one outside any group body or with a detail line that is
     none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
     found, unreadable, incomplete = [], [], []
+    papers = _Papers()
     number = 0
-    for pub, listed, group in cards.read:
+    for card, listed, group in cards.read:
         number += listed
-        if pub is not None:
-            _listed_article(pub, url, groups.get(group) if group else None)
-        if pub is None:
+        if card.parts is None:
             unreadable += [number] if listed else []
             continue
-        found.append(pub)
-        if listed and (pub.flags.count(_UNREAD) or not group):
+        placed = groups.get(group) if group else None
+        if not papers.repeated(card, placed):
+            found.append(papers.listing(card, url, placed))
+        if listed and (card.unread or not group):
             incomplete.append(number)
-        _drop_flag(pub)
     check_listings(result, "the accordions", number, unreadable,
                    "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
                    "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
@@ -363,7 +428,7 @@ def _person(sel: Selector, url: str | None) -> Profile:
 
 
 def _listed_article(pub: Publication, base: str | None, group: tuple[str | None, str | int] | None) -> None:
-    """The paper of one ``<article>`` listing (``_article``) placed: its link made absolute against ``base``
+    """The paper of one ``<article>`` listing (``_paper``) placed: its link made absolute against ``base``
     and its MSR id, and the facet and label of the accordion group it sits in (none for the featured item)."""
     linked = pub.url is not None
     pub.url = _absolute(pub.url, base)
@@ -373,32 +438,79 @@ def _listed_article(pub: Publication, base: str | None, group: tuple[str | None,
         pub.flags.append(_UNREAD)  # a title link that is no publication link
     if group:
         facet, label = group
-        if facet == "types":
-            pub.type = _csl_type(str(label))
+        pub.type = _group_type(facet, label)
         if facet:
             pub.facets = _filed_under(facet, label)
 
 
-def _article(root: Any) -> Publication | None:
-    """The paper of an ``<article>`` card, its ``url`` the title link's href as written (None without a
-    link); None for an article that is not a publication item."""
-    link = _title_links(root)[:1]
-    title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
-    if not title:
+def _group_type(facet: str | None, label: str | int) -> str | None:
+    """The CSL type a group gives its papers: a type group's, by its label."""
+    return _csl_type(str(label)) if facet == "types" else None
+
+
+# What an ``<article>`` card says: its title, the title link's href as written (None without a link), and its
+# ``p`` lines, each with whether it is the authors line.
+_Parts = tuple[str, str | None, list[tuple[bool, str]]]
+
+
+def _card_parts(card: Any) -> _Parts | None:
+    """What an ``<article>`` card says, in one walk of its elements: the title is the first link in an ``h5``
+    or to a publication page, else the first ``h5``, ``h4`` or ``h3``. None for an article that is no
+    publication item (no title, no authors line)."""
+    link = heading = None
+    lines = []
+    for element in card.iter("a", "h3", "h4", "h5", "p"):
+        tag = element.tag
+        if tag == "p":
+            lines.append(_line(element))
+        elif tag != "a":
+            heading = element if heading is None else heading
+        elif link is None and (href := element.get("href")) is not None and (
+                "/publication/" in href or _in_h5(element, card)):
+            link = element
+    title = _element_text(link if link is not None else heading)
+    if not title or not any(people for people, _ in lines):
         return None
-    pub = Publication(title=title, url=link[0].get("href") if link else None)
-    return pub if _read_card(root, pub) else None
+    return title, link.get("href") if link is not None else None, lines
+
+
+def _in_h5(element: Any, card: Any) -> bool:
+    for node in element.iterancestors():
+        if node is card:
+            return False
+        if node.tag == "h5":
+            return True
+    return False
+
+
+def _line(p: Any) -> tuple[bool, str]:
+    """Whether a card's ``p`` is its authors line (``p.content-excerpt__people``), and its text as written."""
+    return "content-excerpt__people" in (p.get("class") or ""), "".join(p.itertext())
+
+
+def _paper(parts: _Parts) -> Publication:
+    """The paper of a card that is a publication item, its ``url`` the title link's href as written."""
+    title, href, lines = parts
+    pub = Publication(title=title, url=href)
+    _read_lines(lines, pub)
+    return pub
 
 
 def _read_card(card: Any, pub: Publication) -> bool:
-    """Authors and detail lines of a listing card (an lxml element: ``p.content-excerpt__people`` and
-    the other ``p``s); False when the card has no authors line, so is not a publication item."""
+    """Authors and detail lines of a listing card (an lxml element); False when the card has no authors
+    line, so is not a publication item."""
+    return _read_lines([_line(p) for p in card.iter("p")], pub)
+
+
+def _read_lines(lines: list[tuple[bool, str]], pub: Publication) -> bool:
+    """Fill ``pub`` from a card's ``p`` lines (``_line``): the authors line, then detail lines; False
+    without an authors line."""
     found = False
-    for line in card.iter("p"):
-        if "content-excerpt__people" in (line.get("class") or ""):
-            pub.authors, pub.authors_truncated = split_names(_element_text(line))
+    for people, text in lines:
+        if people:
+            pub.authors, pub.authors_truncated = split_names(text)
             found = True
-        elif (text := _element_text(line)) and not _read_detail(text, pub):
+        elif (text := clean(text)) and not _read_detail(text, pub):
             pub.flags.append(_UNREAD)
     return found
 
