@@ -68,6 +68,7 @@ _LIST_MARKERS = ("collapse-group-", "content-excerpt__people")
 # Saved text: a "Publications by ..." line directly over a "-" line (where a group heading was).
 _TEXT_SECTION = re.compile(r"^publications by \w[^\n]*\r?\n-[ \t]*\r?$", re.M)
 _JSON_MARKERS = ('"posts"', '"post_title"')
+_BLANKS = re.compile(rb">\s+<")  # in markup lxml wrote: text and attributes have their < and > escaped
 
 _MONTH_YEAR = re.compile(r"^(?:(%s)\s+)?(\d{4})$" % "|".join(MONTHS), re.I)
 _NUMERIC_DATE = re.compile(r"^(\d{4})[-/]?(\d{2})(?:[-/]?(\d{2}))?(?:\b|T|$)")
@@ -301,8 +302,9 @@ class _Cards:
 
         self.read: list[tuple[_Card, bool, str | None]] = []
         self._cards: dict[bytes, _Card] = {}
-        # What is inside the article: the featured item repeats a listing in an article of its own class.
-        self._markup: Any = lambda article: tostring(article, with_tail=False).partition(b">")[2]
+        # What is inside the article, each run of blanks between tags one space (all its text is read with
+        # blanks collapsed): the featured item repeats a listing in an article of its own class and indent.
+        self._markup: Any = lambda article: _BLANKS.sub(b"> <", tostring(article, with_tail=False)).partition(b">")[2]
         self._done: Any = None
 
     def take(self, article: Any) -> None:
