@@ -306,9 +306,14 @@ class _Cards:
         # blanks collapsed): the featured item repeats a listing in an article of its own class and indent.
         self._markup: Any = lambda article: _BLANKS.sub(b"> <", tostring(article, with_tail=False)).partition(b">")[2]
         self._done: Any = None
+        self._parent: Any = None
+        self._placed = (False, None, False)
 
     def take(self, article: Any) -> None:
-        listed, group, inner = _placement(article)
+        parent = article.getparent()
+        if parent is None or parent is not self._parent:  # the articles of one group body share their placement
+            self._parent, self._placed = parent, _placement(article)
+        listed, group, inner = self._placed
         markup = self._markup(article)
         card = self._cards.get(markup)
         if card is None:
