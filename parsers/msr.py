@@ -307,7 +307,7 @@ class _Cards:
         self._markup: Any = lambda article: _BLANKS.sub(b"> <", tostring(article, with_tail=False)).partition(b">")[2]
         self._done: Any = None
         self._parent: Any = None
-        self._placed = (False, None, False)
+        self._placed: tuple[bool, str | None, bool] = (False, None, False)
 
     def take(self, article: Any) -> None:
         parent = article.getparent()
