@@ -21,7 +21,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing the sites stays fast
@@ -144,7 +144,12 @@ def _text(node: Selector | SelectorList[Selector]) -> str:
 
 def _element_text(element: Any) -> str:
     """Clean text of an lxml element (None: ``""``)."""
-    return clean("".join(element.itertext())) if element is not None else ""
+    return clean(_raw_text(element)) if element is not None else ""
+
+
+def _raw_text(element: Any) -> str:
+    """The text of an lxml element as written (most elements of a card hold only text)."""
+    return "".join(element.itertext()) if len(element) else element.text or ""
 
 
 @cache
@@ -175,18 +180,28 @@ def _iso_date(text: str | None) -> str | None:
 def _read_detail(line: str, pub: Publication) -> bool:
     """Fill ``pub`` from one detail line of a listing (``Venue | Month YYYY``, a bare date,
     ``Published by ...``, ``ISBN: ...``); False when the line is none of these."""
+    said = _detail(line)
+    for field, value in said or ():
+        setattr(pub.ids if field in _DETAIL_IDS else pub, field, value)
+    return said is not None
+
+
+_DETAIL_IDS = ("isbn", "report_number")
+
+
+@lru_cache(maxsize=4096)  # many papers share a venue line, and each is listed about three times
+def _detail(line: str) -> tuple[tuple[str, str | None], ...] | None:
+    """What one detail line says (``_read_detail``), as fields of a publication (or of its ids) and values."""
     if _ISBN_LINE.match(line):
-        pub.ids.isbn = find_isbn(line) or clean_or_none(line.partition(":")[2])
-    elif published := _PUBLISHED_BY.match(line):
-        pub.publisher = clean(published.group(1))
-    elif date := _iso_date(line):
-        pub.date = date
-    elif (venue_date := _VENUE_DATE.match(line)) and (date := _iso_date(venue_date.group(2))):
-        pub.venue, pub.date = clean_or_none(venue_date.group(1)), date
-        pub.ids.report_number = find_report_number(pub.venue)
-    else:
-        return False
-    return True
+        return (("isbn", find_isbn(line) or clean_or_none(line.partition(":")[2])),)
+    if published := _PUBLISHED_BY.match(line):
+        return (("publisher", clean(published.group(1))),)
+    if date := _iso_date(line):
+        return (("date", date),)
+    if (venue_date := _VENUE_DATE.match(line)) and (date := _iso_date(venue_date.group(2))):
+        venue = clean_or_none(venue_date.group(1))
+        return ("venue", venue), ("date", date), ("report_number", find_report_number(venue))
+    return None
 
 
 def _finish(pub: Publication) -> Publication:
@@ -506,7 +521,7 @@ def _in_h5(element: Any, card: Any) -> bool:
 
 def _line(p: Any) -> tuple[bool, str]:
     """Whether a card's ``p`` is its authors line (``p.content-excerpt__people``), and its text as written."""
-    return "content-excerpt__people" in (p.get("class") or ""), "".join(p.itertext())
+    return "content-excerpt__people" in (p.get("class") or ""), _raw_text(p)
 
 
 def _paper(parts: _Parts) -> Publication:
@@ -523,13 +538,20 @@ def _read_card(card: Any, pub: Publication) -> bool:
     return _read_lines([_line(p) for p in card.iter("p")], pub)
 
 
+@lru_cache(maxsize=4096)  # a paper's authors line, listed about three times, and co-authors' papers alike
+def _names(line: str) -> tuple[tuple[str, ...], bool]:
+    names, truncated = split_names(line)
+    return tuple(names), truncated
+
+
 def _read_lines(lines: list[tuple[bool, str]], pub: Publication) -> bool:
     """Fill ``pub`` from a card's ``p`` lines (``_line``): the authors line, then detail lines; False
     without an authors line."""
     found = False
     for people, text in lines:
         if people:
-            pub.authors, pub.authors_truncated = split_names(text)
+            names, pub.authors_truncated = _names(text)
+            pub.authors = list(names)
             found = True
         elif (text := clean(text)) and not _read_detail(text, pub):
             pub.flags.append(_UNREAD)
