@@ -225,10 +225,13 @@ def _filed_under(facet: str, label: str | int) -> Facets:
 
 def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
     """Each paper once (``listings.distinct``), each checked against the year group it sat in."""
-    kept = distinct(listings, result)
-    for pub in kept:
+    return _year_checked(distinct(listings, result), result)
+
+
+def _year_checked(papers: list[Publication], result: PageResult) -> list[Publication]:
+    for pub in papers:
         _check_year_facet(pub, result)
-    return kept
+    return papers
 
 
 def _check_year_facet(pub: Publication, result: PageResult) -> None:
@@ -284,7 +287,7 @@ def _people_page(doc: Document) -> PageResult:
     if not groups:
         raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
                             "filter-…): which year, area and type each paper is listed under cannot be read")
-    result.publications = [_finish(pub) for pub in _distinct(_listings(cards, url, groups, result), result)]
+    result.publications = [_finish(pub) for pub in _year_checked(_listings(cards, url, groups, result), result)]
     _check_groupings(result)
     if result.profile and not result.profile.name:
         result.warn("name_missing", "the people page has no h1 with the person's name")
@@ -356,6 +359,8 @@ class _Papers:
     def __init__(self) -> None:
         self._owners: dict[tuple[str, str], _Card] = {}
         self._shared: set[tuple[str, str]] = set()
+        self._firsts: list[_Card] = []
+        self._compared: set[int] = set()  # the cards with more than one listing given to distinct (two types)
 
     def listing(self, card: _Card, base: str | None, group: tuple[str | None, str | int] | None) -> Publication:
         """A listing's own record; the first of its card also notes the keys it is matched by."""
@@ -366,9 +371,12 @@ class _Papers:
             card.pub, card.unread = pub, _UNREAD in pub.flags
             ident = own_id(pub.ids, SITE.name)
             card.keys = (("title", title_key(pub.title)),) + ((("id", ident),) if ident else ())
+            self._firsts.append(card)
             for key in card.keys:
                 if self._owners.setdefault(key, card) is not card:
                     self._shared.add(key)
+        else:
+            self._compared.add(id(card))
         _drop_flag(pub)
         return pub
 
@@ -390,10 +398,20 @@ class _Papers:
                 labels.append(label)
         return True
 
+    def distinct(self, found: list[Publication], result: PageResult) -> list[Publication]:
+        """Each paper of the listings ``found`` once, in page order: ``listings.distinct`` of those whose card
+        shares a key with another card or was listed again with something to compare; the paper of any other
+        card is one of its own."""
+        alone = {id(card.pub) for card in self._firsts
+                 if id(card) not in self._compared and not any(key in self._shared for key in card.keys)}
+        kept = {id(pub) for pub in distinct([pub for pub in found if id(pub) not in alone], result)}
+        return [pub for pub in found if id(pub) in alone or id(pub) in kept]
+
 
 def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None, str | int]],
               result: PageResult) -> list[Publication]:
-    """Every publication listing, checked: an ``<article>`` of the accordions that gives no paper is
+    """The paper of every publication listing, each once (``_Papers``), the listings checked: an ``<article>``
+    of the accordions that gives no paper is
     numbered (``listings.check_listings``), one outside any group body or with a detail line that is
     none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
     found, unreadable, incomplete = [], [], []
@@ -413,7 +431,7 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
                    "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
                    "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
                    "line that is no 'Venue | Month YYYY', date, 'Published by' or ISBN line")
-    return found
+    return papers.distinct(found, result)
 
 
 _UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know, or a title link to no paper
