@@ -319,10 +319,8 @@ class _Cards:
         from lxml.etree import tostring
 
         self.read: list[tuple[_Card, bool, str | None]] = []
-        self._cards: dict[bytes, _Card] = {}
-        # What is inside the article, each run of blanks between tags one space (all its text is read with
-        # blanks collapsed): the featured item repeats a listing in an article of its own class and indent.
-        self._markup: Any = lambda article: _BLANKS.sub(b"> <", tostring(article, with_tail=False)).partition(b">")[2]
+        self._cards: dict[bytes, _Card] = {}  # by what is inside an article, as written and as ``_spaced``
+        self._markup: Any = lambda article: tostring(article, with_tail=False).partition(b">")[2]
         self._done: Any = None
         self._parent: Any = None
         self._placed: tuple[bool, str | None, bool] = (False, None, False)
@@ -333,9 +331,7 @@ class _Cards:
             self._parent, self._placed = parent, _placement(article)
         listed, group, inner = self._placed
         markup = self._markup(article)
-        card = self._cards.get(markup)
-        if card is None:
-            card = self._cards[markup] = _Card(_card_parts(article))
+        card = self._cards.get(markup) or self._new_markup(markup, article)
         self.read.append((card, listed, group))
         if inner:  # the article it sits in reads it too
             return
@@ -344,9 +340,25 @@ class _Cards:
         article.clear()
         self._done = article  # the pull parser may still point at the article that closed last
 
+    def _new_markup(self, markup: bytes, article: Any) -> _Card:
+        """The card of an article whose inside was not seen as written: that of one seen with other blanks
+        between tags (the featured item repeats a listing in an indent of its own), else a new card."""
+        spaced = _spaced(markup)
+        card = self._cards.get(spaced)
+        if card is None:
+            card = self._cards[spaced] = _Card(_card_parts(article))
+        self._cards[markup] = card
+        return card
+
     def forget_markup(self) -> None:
         """Drop the markup kept to recognise repeated listings (once the page is read)."""
         self._cards = {}
+
+
+def _spaced(markup: bytes) -> bytes:
+    """The inside of an article (as lxml writes it), each run of blanks between its tags one space: all text of
+    a card is read with its blanks collapsed. Begins with ``>``, which markup as written never does (``&gt;``)."""
+    return _BLANKS.sub(b"> <", b">" + markup)
 
 
 class _Papers:
