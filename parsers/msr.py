@@ -212,6 +212,7 @@ def _finish(pub: Publication) -> Publication:
     return pub
 
 
+@lru_cache(maxsize=256)  # a page has a few type groups, and each names the type of many listings
 def _csl_type(label: str) -> str | None:
     return _CSL_TYPES.get(title_key(label))
 
@@ -397,7 +398,7 @@ class _Papers:
         its group is filed into that paper, as ``distinct`` would (a type it lacks, the group's label). A type
         other than the paper's is left to ``distinct``, which warns."""
         first = card.pub
-        if first is None or any(key in self._shared for key in card.keys):
+        if first is None or not self._shared.isdisjoint(card.keys):
             return False
         facet, label = group or (None, "")
         kind = _group_type(facet, label)
@@ -415,7 +416,7 @@ class _Papers:
         shares a key with another card or was listed again with something to compare; the paper of any other
         card is one of its own."""
         alone = {id(card.pub) for card in self._firsts
-                 if id(card) not in self._compared and not any(key in self._shared for key in card.keys)}
+                 if id(card) not in self._compared and self._shared.isdisjoint(card.keys)}
         kept = {id(pub) for pub in distinct([pub for pub in found if id(pub) not in alone], result)}
         return [pub for pub in found if id(pub) in alone or id(pub) in kept]
 
