@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import re
-import statistics
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,16 +32,6 @@ from pubharvest.parsers.page import Document, html_root_streamed, utf8_pieces  #
 
 PAGE = ROOT / "fixtures" / "msr" / "010_people_publications.html"
 ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
-
-
-def interleaved(works: list[Callable[[], object]], repeat: int) -> list[float]:
-    """The median CPU time of each of ``works``, run in turn ``repeat`` times, so that a change in the shared
-    machine's load falls on all of them alike."""
-    times: list[list[float]] = [[] for _ in works]
-    for _ in range(repeat):
-        for work, taken in zip(works, times):
-            taken.append(median_seconds(work, 1))
-    return [statistics.median(taken) for taken in times]
 
 
 def streamed_tree(data: bytes) -> None:
@@ -77,9 +65,10 @@ def main() -> None:
         result = msr.parse(Document.from_input(data))
         listings = len(ARTICLE.findall(data.decode("utf-8")))
         print(f"page: {len(data) / 1024:.0f} KiB, {listings} article listings, {len(result.publications)} papers")
-        parse, raw, streamed = interleaved([lambda: msr.parse(Document.from_input(data)),
-                                            lambda: lxml.html.fromstring(data), lambda: streamed_tree(data)],
-                                           options.repeat)
+        # Each timed in a row (in turn, each would run on memory the one before just gave back to the system).
+        parse = median_seconds(lambda: msr.parse(Document.from_input(data)), options.repeat)
+        raw = median_seconds(lambda: lxml.html.fromstring(data), options.repeat)
+        streamed = median_seconds(lambda: streamed_tree(data), options.repeat)
         per_paper.append(parse / len(result.publications))
         print(f"  msr.parse (decode + parse + extract): {parse * 1000:8.2f} ms  (median of {options.repeat}, CPU)")
         print(f"  lxml.html.fromstring (same bytes):    {raw * 1000:8.2f} ms  (median of {options.repeat}, CPU)")
