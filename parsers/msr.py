@@ -296,8 +296,9 @@ def _people_page(doc: Document) -> PageResult:
 
 
 class _Card:
-    """One ``<article>``'s content as the page writes it, byte for byte: what it says (``parts``: None when it is no
-    publication item), read once however often the page lists it, the paper its first listing gave
+    """What is inside one ``<article>``, as the page writes it (but for the blanks between tags, ``_spaced``):
+    what it says (``parts``: None when it is no publication item), read once however often the page lists
+    it, the paper its first listing gave
     (``pub``), whether that listing had a part pubharvest does not read (``unread``), and the keys
     ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
 
@@ -424,9 +425,9 @@ class _Papers:
 def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None, str | int]],
               result: PageResult) -> list[Publication]:
     """The paper of every publication listing, each once (``_Papers``), the listings checked: an ``<article>``
-    of the accordions that gives no paper is
-    numbered (``listings.check_listings``), one outside any group body or with a detail line that is
-    none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
+    of the accordions that gives no paper is numbered (``listings.check_listings``), one outside any group
+    body or with a detail line that is none pubharvest reads is ``listings_incomplete``. The featured item
+    outside them is not counted."""
     found, unreadable, incomplete = [], [], []
     papers = _Papers()
     number = 0
