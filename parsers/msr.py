@@ -298,9 +298,8 @@ def _people_page(doc: Document) -> PageResult:
 class _Card:
     """What is inside one ``<article>``, as the page writes it (but for the blanks between tags, ``_spaced``):
     what it says (``parts``: None when it is no publication item), read once however often the page lists
-    it, the paper its first listing gave
-    (``pub``), whether that listing had a part pubharvest does not read (``unread``), and the keys
-    ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
+    it, the paper its first listing gave (``pub``), whether that listing had a part pubharvest does not read
+    (``unread``), and the keys ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
 
     __slots__ = ("parts", "pub", "unread", "keys")
 
