@@ -16,11 +16,12 @@ headings it sat under kept as ``facets``.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing the sites stays fast
@@ -30,7 +31,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from .listings import INCOMPLETE, check_listings, distinct
 from .page import Document, html_root_streamed, html_selector, utf8_pieces
-from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication
+from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
 from .site import SiteInfo
 from .text import (
     MONTHS,
@@ -67,6 +68,7 @@ _LIST_MARKERS = ("collapse-group-", "content-excerpt__people")
 # Saved text: a "Publications by ..." line directly over a "-" line (where a group heading was).
 _TEXT_SECTION = re.compile(r"^publications by \w[^\n]*\r?\n-[ \t]*\r?$", re.M)
 _JSON_MARKERS = ('"posts"', '"post_title"')
+_BLANKS = re.compile(rb">\s+<")  # in markup lxml wrote: text and attributes have their < and > escaped
 
 _MONTH_YEAR = re.compile(r"^(?:(%s)\s+)?(\d{4})$" % "|".join(MONTHS), re.I)
 _NUMERIC_DATE = re.compile(r"^(\d{4})[-/]?(\d{2})(?:[-/]?(\d{2}))?(?:\b|T|$)")
@@ -98,6 +100,18 @@ def sniff(doc: Document) -> str | None:
 
 def parse(doc: Document) -> PageResult:
     """The records of an MSR page; raises ``LayoutChanged`` or ``Truncated`` when it cannot."""
+    # A large page makes hundreds of thousands of small objects and no cycles: the cyclic collector, which
+    # would walk them all again each time more are made (a quarter of the time at 5,000 papers), waits.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parsed(doc)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parsed(doc: Document) -> PageResult:
     if doc.text.lstrip().startswith("{"):
         return _faceted_search(doc)
     if not doc.is_html:
@@ -130,7 +144,12 @@ def _text(node: Selector | SelectorList[Selector]) -> str:
 
 def _element_text(element: Any) -> str:
     """Clean text of an lxml element (None: ``""``)."""
-    return clean("".join(element.itertext())) if element is not None else ""
+    return clean(_raw_text(element)) if element is not None else ""
+
+
+def _raw_text(element: Any) -> str:
+    """The text of an lxml element as written (most elements of a card hold only text)."""
+    return "".join(element.itertext()) if len(element) else element.text or ""
 
 
 @cache
@@ -141,16 +160,8 @@ def _xpath(query: str) -> Any:
     return etree.XPath(query)
 
 
-def _title_links(root: Any) -> list[Any]:
-    return _xpath(".//h5//a[@href] | .//a[contains(@href, '/publication/')]")(root)  # type: ignore[no-any-return]
-
-
 def _heading_targets(heading: Any) -> list[str]:
     return _xpath(".//@data-target | .//@aria-controls")(heading)  # type: ignore[no-any-return]
-
-
-def _title_headings(root: Any) -> list[Any]:
-    return _xpath(".//h5 | .//h4 | .//h3")(root)  # type: ignore[no-any-return]
 
 
 def _iso_date(text: str | None) -> str | None:
@@ -169,18 +180,28 @@ def _iso_date(text: str | None) -> str | None:
 def _read_detail(line: str, pub: Publication) -> bool:
     """Fill ``pub`` from one detail line of a listing (``Venue | Month YYYY``, a bare date,
     ``Published by ...``, ``ISBN: ...``); False when the line is none of these."""
+    said = _detail(line)
+    for field, value in said or ():
+        setattr(pub.ids if field in _DETAIL_IDS else pub, field, value)
+    return said is not None
+
+
+_DETAIL_IDS = ("isbn", "report_number")
+
+
+@lru_cache(maxsize=4096)  # many papers share a venue line, and each is listed about three times
+def _detail(line: str) -> tuple[tuple[str, str | None], ...] | None:
+    """What one detail line says (``_read_detail``), as fields of a publication (or of its ids) and values."""
     if _ISBN_LINE.match(line):
-        pub.ids.isbn = find_isbn(line) or clean_or_none(line.partition(":")[2])
-    elif published := _PUBLISHED_BY.match(line):
-        pub.publisher = clean(published.group(1))
-    elif date := _iso_date(line):
-        pub.date = date
-    elif (venue_date := _VENUE_DATE.match(line)) and (date := _iso_date(venue_date.group(2))):
-        pub.venue, pub.date = clean_or_none(venue_date.group(1)), date
-        pub.ids.report_number = find_report_number(pub.venue)
-    else:
-        return False
-    return True
+        return (("isbn", find_isbn(line) or clean_or_none(line.partition(":")[2])),)
+    if published := _PUBLISHED_BY.match(line):
+        return (("publisher", clean(published.group(1))),)
+    if date := _iso_date(line):
+        return (("date", date),)
+    if (venue_date := _VENUE_DATE.match(line)) and (date := _iso_date(venue_date.group(2))):
+        venue = clean_or_none(venue_date.group(1))
+        return ("venue", venue), ("date", date), ("report_number", find_report_number(venue))
+    return None
 
 
 def _finish(pub: Publication) -> Publication:
@@ -191,6 +212,7 @@ def _finish(pub: Publication) -> Publication:
     return pub
 
 
+@lru_cache(maxsize=256)  # a page has a few type groups, and each names the type of many listings
 def _csl_type(label: str) -> str | None:
     return _CSL_TYPES.get(title_key(label))
 
@@ -204,10 +226,13 @@ def _filed_under(facet: str, label: str | int) -> Facets:
 
 def _distinct(listings: Iterable[Publication], result: PageResult) -> list[Publication]:
     """Each paper once (``listings.distinct``), each checked against the year group it sat in."""
-    kept = distinct(listings, result)
-    for pub in kept:
+    return _year_checked(distinct(listings, result), result)
+
+
+def _year_checked(papers: list[Publication], result: PageResult) -> list[Publication]:
+    for pub in papers:
         _check_year_facet(pub, result)
-    return kept
+    return papers
 
 
 def _check_year_facet(pub: Publication, result: PageResult) -> None:
@@ -254,6 +279,7 @@ def _people_page(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="publication_list")
     result.url = url = _page_url(sel, doc, result, _PEOPLE)
     result.profile = _person(sel, url)
+    cards.forget_markup()
     _refuse_cut_pages(doc, result)
     if not any(listed for _, listed, _ in cards.read):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
@@ -262,26 +288,52 @@ def _people_page(doc: Document) -> PageResult:
     if not groups:
         raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
                             "filter-…): which year, area and type each paper is listed under cannot be read")
-    result.publications = [_finish(pub) for pub in _distinct(_listings(cards, url, groups, result), result)]
+    result.publications = [_finish(pub) for pub in _year_checked(_listings(cards, url, groups, result), result)]
     _check_groupings(result)
     if result.profile and not result.profile.name:
         result.warn("name_missing", "the people page has no h1 with the person's name")
     return result
 
 
+class _Card:
+    """What is inside one ``<article>``, as the page writes it (but for the blanks between tags, ``_spaced``):
+    what it says (``parts``: None when it is no publication item), read once however often the page lists
+    it, the paper its first listing gave (``pub``), whether that listing had a part pubharvest does not read
+    (``unread``), and the keys ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
+
+    __slots__ = ("parts", "pub", "unread", "keys")
+
+    def __init__(self, parts: _Parts | None) -> None:
+        self.parts = parts
+        self.pub: Publication | None = None
+        self.unread = False
+        self.keys: tuple[tuple[str, str], ...] = ()
+
+
 class _Cards:
     """The ``<article>`` listings, each read as lxml's pull parser closes it (``take``) and then dropped from
     the tree, so that a page of 100,000 listings never holds them all as elements: ``read`` holds, in page
-    order, each one's paper (None when it is none; its URL as written), whether it sits in an accordion, and
-    the id of the group body it sits in."""
+    order, each one's card (the same ``_Card`` for listings of the same markup), whether it sits in an
+    accordion, and the id of the group body it sits in."""
 
     def __init__(self) -> None:
-        self.read: list[tuple[Publication | None, bool, str | None]] = []
+        from lxml.etree import tostring
+
+        self.read: list[tuple[_Card, bool, str | None]] = []
+        self._cards: dict[bytes, _Card] = {}  # by what is inside an article, as written and as ``_spaced``
+        self._markup: Any = lambda article: tostring(article, with_tail=False).partition(b">")[2]
         self._done: Any = None
+        self._parent: Any = None
+        self._placed: tuple[bool, str | None, bool] = (False, None, False)
 
     def take(self, article: Any) -> None:
-        listed, group, inner = _placement(article)
-        self.read.append((_article(article), listed, group))
+        parent = article.getparent()
+        if parent is None or parent is not self._parent:  # the articles of one group body share their placement
+            self._parent, self._placed = parent, _placement(article)
+        listed, group, inner = self._placed
+        markup = self._markup(article)
+        card = self._cards.get(markup) or self._new_markup(markup, article)
+        self.read.append((card, listed, group))
         if inner:  # the article it sits in reads it too
             return
         if self._done is not None and (parent := self._done.getparent()) is not None:
@@ -289,30 +341,110 @@ class _Cards:
         article.clear()
         self._done = article  # the pull parser may still point at the article that closed last
 
+    def _new_markup(self, markup: bytes, article: Any) -> _Card:
+        """The card of an article whose inside was not seen as written: that of one seen with other blanks
+        between tags (the featured item repeats a listing in an indent of its own), else a new card."""
+        spaced = _spaced(markup)
+        card = self._cards.get(spaced)
+        if card is None:
+            card = self._cards[spaced] = _Card(_card_parts(article))
+        self._cards[markup] = card
+        return card
+
+    def forget_markup(self) -> None:
+        """Drop the markup kept to recognise repeated listings (once the page is read)."""
+        self._cards = {}
+
+
+def _spaced(markup: bytes) -> bytes:
+    """The inside of an article (as lxml writes it), each run of blanks between its tags one space: all text of
+    a card is read with its blanks collapsed. Begins with ``>``, which markup as written never does (``&gt;``)."""
+    return _BLANKS.sub(b"> <", b">" + markup)
+
+
+class _Papers:
+    """The paper of each listing, for ``listings.distinct``. A paper is listed about three times (by year,
+    area and type), each time with the same markup; such a repeat needs no record of its own when
+    ``distinct`` would only add its group to the first listing's paper: when every listing so far that
+    shares a key with it (title or id, see ``_Card``) has its very markup, so that all fields are equal
+    (``repeated``). Any other listing gets its record (``listing``), and ``distinct`` compares it."""
+
+    def __init__(self) -> None:
+        self._owners: dict[tuple[str, str], _Card] = {}
+        self._shared: set[tuple[str, str]] = set()
+        self._firsts: list[_Card] = []
+        self._compared: set[int] = set()  # the cards with more than one listing given to distinct (two types)
+
+    def listing(self, card: _Card, base: str | None, group: tuple[str | None, str | int] | None) -> Publication:
+        """A listing's own record; the first of its card also notes the keys it is matched by."""
+        assert card.parts is not None
+        pub = _paper(card.parts)
+        _listed_article(pub, base, group)
+        if card.pub is None:
+            card.pub, card.unread = pub, _UNREAD in pub.flags
+            ident = own_id(pub.ids, SITE.name)
+            card.keys = (("title", title_key(pub.title)),) + ((("id", ident),) if ident else ())
+            self._firsts.append(card)
+            for key in card.keys:
+                if self._owners.setdefault(key, card) is not card:
+                    self._shared.add(key)
+        else:
+            self._compared.add(id(card))
+        _drop_flag(pub)
+        return pub
+
+    def repeated(self, card: _Card, group: tuple[str | None, str | int] | None) -> bool:
+        """Whether a listing repeats its card's first listing with nothing for ``distinct`` to compare; if so,
+        its group is filed into that paper, as ``distinct`` would (a type it lacks, the group's label). A type
+        other than the paper's is left to ``distinct``, which warns."""
+        first = card.pub
+        if first is None or not self._shared.isdisjoint(card.keys):
+            return False
+        facet, label = group or (None, "")
+        kind = _group_type(facet, label)
+        if kind is not None and first.type is not None and kind != first.type:
+            return False
+        first.type = kind or first.type
+        if facet:
+            labels = getattr(first.facets, facet)
+            if label not in labels:
+                labels.append(label)
+        return True
+
+    def distinct(self, found: list[Publication], result: PageResult) -> list[Publication]:
+        """Each paper of the listings ``found`` once, in page order: ``listings.distinct`` of those whose card
+        shares a key with another card or was listed again with something to compare; the paper of any other
+        card is one of its own."""
+        alone = {id(card.pub) for card in self._firsts
+                 if id(card) not in self._compared and self._shared.isdisjoint(card.keys)}
+        kept = {id(pub) for pub in distinct([pub for pub in found if id(pub) not in alone], result)}
+        return [pub for pub in found if id(pub) in alone or id(pub) in kept]
+
 
 def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None, str | int]],
               result: PageResult) -> list[Publication]:
-    """Every publication listing, checked: an ``<article>`` of the accordions that gives no paper is
-    numbered (``listings.check_listings``), one outside any group body or with a detail line that is
-    none pubharvest reads is ``listings_incomplete``. The featured item outside them is not counted."""
+    """The paper of every publication listing, each once (``_Papers``), the listings checked: an ``<article>``
+    of the accordions that gives no paper is numbered (``listings.check_listings``), one outside any group
+    body or with a detail line that is none pubharvest reads is ``listings_incomplete``. The featured item
+    outside them is not counted."""
     found, unreadable, incomplete = [], [], []
+    papers = _Papers()
     number = 0
-    for pub, listed, group in cards.read:
+    for card, listed, group in cards.read:
         number += listed
-        if pub is not None:
-            _listed_article(pub, url, groups.get(group) if group else None)
-        if pub is None:
+        if card.parts is None:
             unreadable += [number] if listed else []
             continue
-        found.append(pub)
-        if listed and (pub.flags.count(_UNREAD) or not group):
+        placed = groups.get(group) if group else None
+        if not papers.repeated(card, placed):
+            found.append(papers.listing(card, url, placed))
+        if listed and (card.unread or not group):
             incomplete.append(number)
-        _drop_flag(pub)
     check_listings(result, "the accordions", number, unreadable,
                    "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
                    "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
                    "line that is no 'Venue | Month YYYY', date, 'Published by' or ISBN line")
-    return found
+    return papers.distinct(found, result)
 
 
 _UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know, or a title link to no paper
@@ -363,7 +495,7 @@ def _person(sel: Selector, url: str | None) -> Profile:
 
 
 def _listed_article(pub: Publication, base: str | None, group: tuple[str | None, str | int] | None) -> None:
-    """The paper of one ``<article>`` listing (``_article``) placed: its link made absolute against ``base``
+    """The paper of one ``<article>`` listing (``_paper``) placed: its link made absolute against ``base``
     and its MSR id, and the facet and label of the accordion group it sits in (none for the featured item)."""
     linked = pub.url is not None
     pub.url = _absolute(pub.url, base)
@@ -373,32 +505,86 @@ def _listed_article(pub: Publication, base: str | None, group: tuple[str | None,
         pub.flags.append(_UNREAD)  # a title link that is no publication link
     if group:
         facet, label = group
-        if facet == "types":
-            pub.type = _csl_type(str(label))
+        pub.type = _group_type(facet, label)
         if facet:
             pub.facets = _filed_under(facet, label)
 
 
-def _article(root: Any) -> Publication | None:
-    """The paper of an ``<article>`` card, its ``url`` the title link's href as written (None without a
-    link); None for an article that is not a publication item."""
-    link = _title_links(root)[:1]
-    title = _element_text(link[0] if link else next(iter(_title_headings(root)), None))
-    if not title:
+def _group_type(facet: str | None, label: str | int) -> str | None:
+    """The CSL type a group gives its papers: a type group's, by its label."""
+    return _csl_type(str(label)) if facet == "types" else None
+
+
+# What an ``<article>`` card says: its title, the title link's href as written (None without a link), and its
+# ``p`` lines, each with whether it is the authors line.
+_Parts = tuple[str, str | None, list[tuple[bool, str]]]
+
+
+def _card_parts(card: Any) -> _Parts | None:
+    """What an ``<article>`` card says, in one walk of its elements: the title is the first link in an ``h5``
+    or to a publication page, else the first ``h5``, ``h4`` or ``h3``. None for an article that is no
+    publication item (no title, no authors line)."""
+    link = heading = None
+    lines = []
+    for element in card.iter("a", "h3", "h4", "h5", "p"):
+        tag = element.tag
+        if tag == "p":
+            lines.append(_line(element))
+        elif tag != "a":
+            heading = element if heading is None else heading
+        elif link is None and (href := element.get("href")) is not None and (
+                "/publication/" in href or _in_h5(element, card)):
+            link = element
+    title = _element_text(link if link is not None else heading)
+    if not title or not any(people for people, _ in lines):
         return None
-    pub = Publication(title=title, url=link[0].get("href") if link else None)
-    return pub if _read_card(root, pub) else None
+    return title, link.get("href") if link is not None else None, lines
+
+
+def _in_h5(element: Any, card: Any) -> bool:
+    for node in element.iterancestors():
+        if node is card:
+            return False
+        if node.tag == "h5":
+            return True
+    return False
+
+
+def _line(p: Any) -> tuple[bool, str]:
+    """Whether a card's ``p`` is its authors line (``p.content-excerpt__people``), and its text as written."""
+    return "content-excerpt__people" in (p.get("class") or ""), _raw_text(p)
+
+
+def _paper(parts: _Parts) -> Publication:
+    """The paper of a card that is a publication item, its ``url`` the title link's href as written."""
+    title, href, lines = parts
+    pub = Publication(title=title, url=href)
+    _read_lines(lines, pub)
+    return pub
 
 
 def _read_card(card: Any, pub: Publication) -> bool:
-    """Authors and detail lines of a listing card (an lxml element: ``p.content-excerpt__people`` and
-    the other ``p``s); False when the card has no authors line, so is not a publication item."""
+    """Authors and detail lines of a listing card (an lxml element); False when the card has no authors
+    line, so is not a publication item."""
+    return _read_lines([_line(p) for p in card.iter("p")], pub)
+
+
+@lru_cache(maxsize=4096)  # a paper's authors line, listed about three times, and co-authors' papers alike
+def _names(line: str) -> tuple[tuple[str, ...], bool]:
+    names, truncated = split_names(line)
+    return tuple(names), truncated
+
+
+def _read_lines(lines: list[tuple[bool, str]], pub: Publication) -> bool:
+    """Fill ``pub`` from a card's ``p`` lines (``_line``): the authors line, then detail lines; False
+    without an authors line."""
     found = False
-    for line in card.iter("p"):
-        if "content-excerpt__people" in (line.get("class") or ""):
-            pub.authors, pub.authors_truncated = split_names(_element_text(line))
+    for people, text in lines:
+        if people:
+            names, pub.authors_truncated = _names(text)
+            pub.authors = list(names)
             found = True
-        elif (text := _element_text(line)) and not _read_detail(text, pub):
+        elif (text := clean(text)) and not _read_detail(text, pub):
             pub.flags.append(_UNREAD)
     return found
 

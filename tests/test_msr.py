@@ -201,3 +201,73 @@ def test_saved_text_cut_short_is_refused(keep_lines):
     cut = "\n".join(SEED.read_text(encoding="utf-8").split("\n")[:keep_lines])
     with pytest.raises(parsers.Truncated):
         parsers.parse(cut)
+
+
+# --- listings that repeat an earlier one (read once: parsers/msr.py, _Papers) -----------------
+
+def _page_of_groups(*groups: tuple[str, str, list[str]]) -> str:
+    """A people page, the fixture's head and person without its featured item, whose one accordion holds
+    ``groups``: each a facet name of the group-body id (``year``, ``research_area``, ``type``), its heading
+    and its article bodies."""
+    page = PEOPLE.read_text(encoding="utf-8")
+    head = page[: page.index("<section")] + page[page.index("<header"): page.index("<h3>Publications by Year</h3>")]
+    items = "".join(
+        f'<li><h4><button data-target="#collapse-group-{facet}_filter-publications-1-{n}">{label}</button></h4>'
+        f'<div id="collapse-group-{facet}_filter-publications-1-{n}" class="collapse">'
+        + "".join(f"<article>{body}</article>" for body in bodies) + "</div></li>"
+        for n, (facet, label, bodies) in enumerate(groups))
+    return f'{head}<ul class="accordion">{items}</ul></section></main></body></html>'
+
+
+def _card(venue: str, title: str = "Deep Widgets") -> str:
+    return (f'<h5><a href="/en-us/research/publication/deep-widgets/">{title}</a></h5>'
+            f'<p class="content-excerpt__people">Ada Example</p><p>{venue} | May 2024</p>')
+
+
+def _disagreements(result: parsers.PageResult) -> list[str]:
+    return [w.message for w in result.warnings if w.code == "listings_disagree"]
+
+
+def test_a_listing_repeated_after_others_changed_its_paper_is_compared_again():
+    # The fourth listing repeats the first, but the paper kept the third's venue meanwhile: the fourth
+    # disagrees with what the paper now says, which no earlier listing did.
+    result = parsers.parse(_page_of_groups(
+        ("year", "2024", [_card("A"), _card("CC"), _card("BBB")]),
+        ("type", "Inproceedings", [_card("A")])))
+    assert [pub.venue for pub in result.publications] == ["BBB"]
+    assert _disagreements(result) == [
+        "the listings of 'Deep Widgets' disagree on the venue: kept 'CC', not 'A'",
+        "the listings of 'Deep Widgets' disagree on the venue: kept 'BBB', not 'CC'",
+        "the listings of 'Deep Widgets' disagree on the venue: kept 'BBB', not 'A'",
+    ]
+
+
+def test_listings_of_one_markup_under_two_types_keep_the_first_type_and_warn():
+    result = parsers.parse(_page_of_groups(
+        ("type", "Techreport", [_card("MSR-TR-2024-1")]), ("type", "Article", [_card("MSR-TR-2024-1")]),
+        ("research_area", "Systems", [_card("MSR-TR-2024-1")])))
+    paper, = result.publications
+    assert paper.type == "report"
+    assert (paper.facets.types, paper.facets.research_areas) == (["Techreport", "Article"], ["Systems"])
+    assert _disagreements(result) == ["'Deep Widgets' is listed under two types: kept 'report', not 'article-journal'"]
+
+
+def test_repeated_listings_in_other_indents_and_article_classes_are_one_paper_with_every_group():
+    indented = _card("ICML").replace("<p", "\n\t\t<p")
+    page = _page_of_groups(("year", "2024", [_card("ICML")]), ("research_area", "Systems", [indented]),
+                           ("type", "Inproceedings", [indented]))
+    result = parsers.parse(page.replace("<article>", '<article class="featured-publication">', 1))
+    paper, = result.publications
+    assert (paper.venue, paper.date, paper.year, paper.type) == ("ICML", "2024-05", 2024, "paper-conference")
+    assert (paper.facets.years, paper.facets.research_areas, paper.facets.types) == ([2024], ["Systems"],
+                                                                                      ["Inproceedings"])
+    assert not _disagreements(result)
+
+
+def test_titles_that_differ_only_by_a_blank_between_tags_are_not_taken_for_repeats():
+    spaced, joined = "<b>Deep</b> <i>Widgets</i>", "<b>Deep</b><i>Widgets</i>"
+    result = parsers.parse(_page_of_groups(("year", "2024", [_card("ICML", spaced)]),
+                                           ("type", "Inproceedings", [_card("ICML", joined)])))
+    assert [pub.title for pub in result.publications] == ["Deep Widgets"]
+    assert _disagreements(result) == [
+        "the listings of 'Deep Widgets' disagree on the title: kept 'Deep Widgets', not 'DeepWidgets'"]
