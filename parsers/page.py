@@ -61,11 +61,27 @@ class Document:
                    warnings=[PageWarning(code=code, message=message) for code, message in decoded.warnings])
 
     def contains(self, marker: str) -> bool:
-        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once)."""
+        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once, and not at all
+        when a part of it was already found absent: a page without ``gsc_prf_in`` has no ``id="gsc_prf_in"``).
+
+        >>> doc = Document.from_input("<p>x</p>")
+        >>> doc.contains("gsc_"), doc.contains('id="gsc_prf_in"'), doc.contains("<p>")
+        (False, False, True)
+        """
         found = self._found.get(marker)
         if found is None:
-            found = self._found[marker] = marker in self.text
+            found = self._found[marker] = (not any(part in marker for part, held in self._found.items() if not held)
+                                           and marker in self.text)
         return found
+
+    def contains_any(self, core: str, markers: Iterable[str]) -> bool:
+        """Whether the page holds any of ``markers``, each of which holds ``core``: one scan for ``core``
+        rules them all out on a page without it.
+
+        >>> Document.from_input("<p id='gsc_x'>").contains_any("gsc_", ('id="gsc_x"', "id='gsc_x'"))
+        True
+        """
+        return self.contains(core) and any(self.contains(marker) for marker in markers)
 
     @cached_property
     def is_html(self) -> bool:
