@@ -61,18 +61,26 @@ class Document:
                    warnings=[PageWarning(code=code, message=message) for code, message in decoded.warnings])
 
     def contains(self, marker: str) -> bool:
-        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once, and not at all
-        when a part of it was already found absent: a page without ``gsc_prf_in`` has no ``id="gsc_prf_in"``).
+        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once, and not at all when
+        a marker found before answers: a page without ``gsc_prf_in`` has no ``id="gsc_prf_in"``, and one with
+        ``id="gsc_prf_in"`` has ``gsc_prf_in``).
 
-        >>> doc = Document.from_input("<p>x</p>")
-        >>> doc.contains("gsc_"), doc.contains('id="gsc_prf_in"'), doc.contains("<p>")
-        (False, False, True)
+        >>> doc = Document.from_input("<p id=a>x</p>")
+        >>> doc.contains("gsc_"), doc.contains('id="gsc_prf_in"'), doc.contains("<p id=a>"), doc.contains("id=a")
+        (False, False, True, True)
         """
         found = self._found.get(marker)
         if found is None:
-            found = self._found[marker] = (not any(part in marker for part, held in self._found.items() if not held)
-                                           and marker in self.text)
+            found = self._found[marker] = self._known(marker)
         return found
+
+    def _known(self, marker: str) -> bool:
+        for known, held in self._found.items():
+            if held and marker in known:
+                return True
+            if not held and known in marker:
+                return False
+        return marker in self.text
 
     def contains_any(self, core: str, markers: Iterable[str]) -> bool:
         """Whether the page holds any of ``markers``, each of which holds ``core``: one scan for ``core``

@@ -96,7 +96,7 @@ def refuse(doc: Document) -> None:
 def _is_captcha(doc: Document, head: str) -> bool:
     # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
     # is searched; a profile's header rules it out first, in one fast scan.
-    if doc.contains_any("gsc_", ('id="gsc_prf_in"',)):
+    if doc.contains('id="gsc_prf_in"'):
         return False
     if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
         return True
@@ -959,9 +959,9 @@ class _Field(TypedDict):
 
 def _sniff_publication_or_coauthors(doc: Document) -> str | None:
     """``publication`` or ``coauthors`` for those two Scholar pages (current and older layouts)."""
-    if doc.contains_any("gsc_", _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
+    if doc.contains_any("gsc_oci_t", _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
         return "publication"
-    if doc.contains('id="gsc_coauthors_title"') or (
+    if doc.contains_any("gsc_", ('id="gsc_coauthors_title"',)) or (
             doc.contains_any("gsc_", _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):
         return "coauthors"  # a profile holds the co-author dialog's empty container, and gsc_prf all over
     return None
