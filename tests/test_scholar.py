@@ -480,3 +480,12 @@ def test_deep_nesting_is_truncated_not_cut_silently(read_corpus) -> None:
     row = page.index(b'<tr class="gsc_a_tr"', page.index(b'<tr class="gsc_a_tr"') + 10)
     with pytest.raises(parsers.Truncated):
         parsers.parse(page[:row] + b"<div>" * 3000 + page[row:])
+
+
+@pytest.mark.parametrize("header", ["<div id='gsc_prf_in'>", "<div id=gsc_prf_in>", "<div id=gsc_prf_in class=x>"])
+def test_a_profile_header_quoted_any_way_is_a_profile(header: str) -> None:
+    """The sniff looks for ``gsc_prf_in`` once before its quotings; each quoting still makes a profile."""
+    page = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
+    assert page.count('<div id="gsc_prf_in">') == 1
+    result = parsers.parse(page.replace('<div id="gsc_prf_in">', header).encode("utf-8"))
+    assert (result.page, profile_of(result).name) == ("profile", "山田 花子")
