@@ -61,11 +61,35 @@ class Document:
                    warnings=[PageWarning(code=code, message=message) for code, message in decoded.warnings])
 
     def contains(self, marker: str) -> bool:
-        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once)."""
+        """Whether the page holds the ASCII ``marker`` anywhere (each marker searched once, and not at all when
+        a marker found before answers: a page without ``gsc_prf_in`` has no ``id="gsc_prf_in"``, and one with
+        ``id="gsc_prf_in"`` has ``gsc_prf_in``).
+
+        >>> doc = Document.from_input("<p id=a>x</p>")
+        >>> doc.contains("gsc_"), doc.contains('id="gsc_prf_in"'), doc.contains("<p id=a>"), doc.contains("id=a")
+        (False, False, True, True)
+        """
         found = self._found.get(marker)
         if found is None:
-            found = self._found[marker] = marker in self.text
+            found = self._found[marker] = self._known(marker)
         return found
+
+    def _known(self, marker: str) -> bool:
+        for known, held in self._found.items():
+            if held and marker in known:
+                return True
+            if not held and known in marker:
+                return False
+        return marker in self.text
+
+    def contains_any(self, core: str, markers: Iterable[str]) -> bool:
+        """Whether the page holds any of ``markers``, each of which holds ``core``: one scan for ``core``
+        rules them all out on a page without it.
+
+        >>> Document.from_input("<p id='gsc_x'>").contains_any("gsc_", ('id="gsc_x"', "id='gsc_x'"))
+        True
+        """
+        return self.contains(core) and any(self.contains(marker) for marker in markers)
 
     @cached_property
     def is_html(self) -> bool:
@@ -248,7 +272,6 @@ _DECLARED = re.compile(
 # windows-1252, gb2312 and gbk as gb18030, and a meta tag saying utf-16 (read without a BOM) as utf-8.
 _WHATWG = {"latin_1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252", "gb2312": "gb18030", "gbk": "gb18030",
            "utf-16": "utf-8", "utf-16-le": "utf-8", "utf-16-be": "utf-8"}
-_ESCAPED = re.compile("[\udc80-\udcff]")  # an undecodable byte, as ``surrogateescape`` gives it
 _NON_ASCII = bytes(range(128, 256))
 
 
@@ -349,11 +372,27 @@ def _decoded_with(raw: bytes, codec: str, name: str) -> Decoded:
         return Decoded(raw.decode(codec), name, exact_utf8=codec == "utf-8")
     except UnicodeDecodeError as exc:
         first = exc.start
-    escaped = raw.decode(codec, "surrogateescape")
-    invalid = len(_ESCAPED.findall(escaped))
+    text = raw.decode(codec, _FFFD_PER_BYTE)
+    invalid = len(text) - len(raw.decode(codec, "ignore"))  # both handlers are given the same byte ranges
     count = f"{invalid} byte is" if invalid == 1 else f"{invalid} bytes are"
     message = f"{count} not {name.upper()} (the first at offset {first}): read as U+FFFD"
-    return Decoded(_ESCAPED.sub("\ufffd", escaped), name, (("invalid_bytes", message),), invalid=invalid)
+    return Decoded(text, name, (("invalid_bytes", message),), invalid=invalid)
+
+
+def _fffd_per_byte(error: UnicodeError) -> tuple[str, int]:
+    """A U+FFFD for each byte a codec cannot read: what ``surrogateescape`` and then replacing its escapes gives
+    (it refuses an ASCII byte too), without two passes of a regular expression over the whole text.
+
+    >>> b"a\xe2\x82b\xff".decode("utf-8", _FFFD_PER_BYTE)
+    'a\ufffd\ufffdb\ufffd'
+    """
+    if not isinstance(error, UnicodeDecodeError) or min(error.object[error.start:error.end]) < 0x80:
+        raise error
+    return "\ufffd" * (error.end - error.start), error.end
+
+
+_FFFD_PER_BYTE = "pubharvest.fffd_per_byte"
+codecs.register_error(_FFFD_PER_BYTE, _fffd_per_byte)
 
 
 def _few_invalid(raw: bytes, decoded: Decoded, declared: bool = True) -> bool:

@@ -124,7 +124,7 @@ def sniff(doc: Document) -> str | None:
         return "publication_list" if _looks_like_saved_table(doc.text) else None
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
-    if any(doc.contains(marker) for marker in _HEADER_MARKERS):
+    if doc.contains_any("gsc_prf_in", _HEADER_MARKERS):
         return "profile"
     if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
         return "rows"
@@ -959,10 +959,10 @@ class _Field(TypedDict):
 
 def _sniff_publication_or_coauthors(doc: Document) -> str | None:
     """``publication`` or ``coauthors`` for those two Scholar pages (current and older layouts)."""
-    if any(doc.contains(m) for m in _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
+    if doc.contains_any("gsc_oci_t", _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
         return "publication"
-    if doc.contains('id="gsc_coauthors_title"') or (
-            any(doc.contains(m) for m in _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):
+    if doc.contains_any("gsc_", ('id="gsc_coauthors_title"',)) or (
+            doc.contains_any("gsc_", _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):
         return "coauthors"  # a profile holds the co-author dialog's empty container, and gsc_prf all over
     return None
 

@@ -248,6 +248,15 @@ def test_invalid_bytes_warning_counts_and_locates() -> None:
                                                   "read as U+FFFD"),)
 
 
+def test_each_invalid_byte_is_one_replacement_even_within_a_cut_sequence() -> None:
+    """A euro sign cut to its first two bytes (E2 82) is two bytes UTF-8 cannot read, not one sequence."""
+    data = "<p>Gödel ".encode("utf-8") * 50 + b"\xe2\x82 5</p>"
+    decoded = decode_page(data)
+    assert decoded.text.endswith("Gödel \ufffd\ufffd 5</p>")
+    assert decoded.invalid == 2
+    assert decoded.warnings[0][1].startswith("2 bytes are not UTF-8")
+
+
 def test_many_invalid_bytes_are_not_utf8() -> None:
     """A page with more invalid bytes than the threshold is read in the charset it declares."""
     page = '<meta charset="windows-1252"><p>' + "é " * 20 + "Gödel</p>"

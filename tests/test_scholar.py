@@ -480,3 +480,14 @@ def test_deep_nesting_is_truncated_not_cut_silently(read_corpus) -> None:
     row = page.index(b'<tr class="gsc_a_tr"', page.index(b'<tr class="gsc_a_tr"') + 10)
     with pytest.raises(parsers.Truncated):
         parsers.parse(page[:row] + b"<div>" * 3000 + page[row:])
+
+
+
+@pytest.mark.parametrize("header", ["<div id='gsc_prf_in'>", "<div id=gsc_prf_in>", "<div id=gsc_prf_in class=x>"])
+def test_a_profile_header_quoted_any_way_is_a_profile(header: str) -> None:
+    """The sniff looks for ``gsc_prf_in`` once before its quotings; each quoting still makes a profile (on a
+    page with no other sign of Scholar, so that the header alone decides)."""
+    page = f"<html><head><title>x</title></head><body>{header}Ada</div></body></html>"
+    assert parsers.detect(page.encode("utf-8")) == parsers.Detection(site="scholar", page="profile")
+    with pytest.raises(parsers.Unrecognised):
+        parsers.detect(page.replace("gsc_prf_in", "gsc_prf_xx").encode("utf-8"))
