@@ -28,6 +28,7 @@ from pubharvest.errors import (
 from .page import Document, refuse_forbidden
 from .records import PageResult, Source, json_schema
 from .site import SiteInfo
+from .text import paused_gc
 
 __all__ = [
     "parse", "detect", "Detection", "refuse_block_pages", "PageResult", "json_schema", "SITES", "SiteInfo",
@@ -114,7 +115,8 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     doc = Document.from_input(data, url)
     module, detection = _detect_document(doc)
     doc.kind = detection.page
-    result: PageResult = module.parse(doc)
+    with paused_gc():  # a large page makes many objects and no cycles
+        result: PageResult = module.parse(doc)
     for warning in doc.warnings:  # doubts about the whole page, such as how its bytes were decoded
         result.warn(warning.code, warning.message)
     if result.url is None:

@@ -14,7 +14,6 @@ both forms go through the same code and give the same records.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -537,19 +536,11 @@ def parse(doc: Document) -> PageResult:
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
-    # A big page makes millions of small objects and no cycles: the cyclic collector, which would walk
-    # them all again and again while they are made, waits until the records are done.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        sections = _read_sections(text, front.end() if front else start)
-        result = PageResult(site=SITE.name, page="profile", url=url)
-        result.profile = _profile(meta, url, sections, result)
-        result.profile.updated = updated
-        result.publications = _publications(sections, result.profile, result)
-    finally:
-        if collecting:
-            gc.enable()
+    sections = _read_sections(text, front.end() if front else start)
+    result = PageResult(site=SITE.name, page="profile", url=url)
+    result.profile = _profile(meta, url, sections, result)
+    result.profile.updated = updated
+    result.publications = _publications(sections, result.profile, result)
     return result
 
 

@@ -16,7 +16,6 @@ headings it sat under kept as ``facets``.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections import Counter
@@ -100,18 +99,6 @@ def sniff(doc: Document) -> str | None:
 
 def parse(doc: Document) -> PageResult:
     """The records of an MSR page; raises ``LayoutChanged`` or ``Truncated`` when it cannot."""
-    # A large page makes hundreds of thousands of small objects and no cycles: the cyclic collector, which
-    # would walk them all again each time more are made (a quarter of the time at 5,000 papers), waits.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _parsed(doc)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _parsed(doc: Document) -> PageResult:
     if doc.text.lstrip().startswith("{"):
         return _faceted_search(doc)
     if not doc.is_html:

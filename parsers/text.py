@@ -10,13 +10,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 from urllib.parse import urljoin
 
 __all__ = [
     "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date", "find_arxiv_id",
     "find_doi", "find_isbn", "find_report_number", "strip_braces", "clean_title", "split_names", "is_initials",
-    "title_key", "absolute_url",
+    "title_key", "absolute_url", "paused_gc",
 ]
 
 _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
@@ -189,3 +192,23 @@ def title_key(title: str | None) -> str:
     folded = title.casefold()
     # ASCII: the same characters dropped by one table lookup each, twice as fast as the expression.
     return folded.translate(_ASCII_NOT_WORD) if folded.isascii() else _NOT_WORD.sub("", folded)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Python's cycle collector off within the block, as it was on leaving it. Parsing a large page or
+    merging many makes hundreds of thousands of small objects and no cycles, and each collection
+    would walk them all again while more are made (a quarter to a third of the time).
+
+    >>> import gc
+    >>> with paused_gc():
+    ...     gc.isenabled()
+    False
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -25,18 +25,16 @@ recorded in ``matched_by``; every source keeps what it said in ``sources``.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import msgspec
 
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
-from pubharvest.parsers.text import title_key
+from pubharvest.parsers.text import paused_gc, title_key
 
 from .citable import PREPRINT, Bibliographic, csl_type, is_preprint_venue
 from .identifiers import id_value, id_values, registered_sites
@@ -165,20 +163,6 @@ def merge(pages: Iterable[tuple[str | None, PageResult]]) -> MergeResult:
         return MergeResult(profiles=merge_profiles(pages), papers=merge_papers(pages))
 
 
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Python's cycle collector off within the block: merging makes no cycles, but builds a few
-    objects per source, and with the hundreds of thousands of records already held each collection
-    rescans them all (a third of a large merge's time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def latest_records(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[str | None, PageResult]]:
     """``pages`` without the earlier records of a source a job fetched more than once: of the records
     with a fetch time and one ``source_key``, the latest (the last given, of equal times) stays.
@@ -304,16 +288,6 @@ def _when(result: PageResult) -> tuple[str | None, str | None]:
     return (source.run, source.fetched_at) if source else (None, None)
 
 
-def paper_id(source: SourceRecord, kind: str) -> str | None:
-    """``source``'s identifier of one kind, normalised so that the sites' spellings agree.
-
-    >>> paper_id(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")), "isbn")
-    '9781467388153'
-    """
-    value = id_value(source.ids, kind)
-    return _normalised_id(kind, value) if value else None
-
-
 def _normalised_id(kind: str, value: str) -> str:
     if kind in ("isbn", "patent_number"):
         return "".join(ch for ch in value.upper() if ch.isalnum())
@@ -322,7 +296,12 @@ def _normalised_id(kind: str, value: str) -> str:
 
 
 def paper_ids(source: SourceRecord) -> dict[str, str]:
-    """``source``'s identifiers of every kind papers join on (``paper_id_kinds()``), normalised."""
+    """``source``'s identifiers of every kind papers join on (``paper_id_kinds()``), normalised so that
+    the sites' spellings agree.
+
+    >>> paper_ids(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")))
+    {'isbn': '9781467388153'}
+    """
     return {kind: _normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
 
 
@@ -533,10 +512,10 @@ def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[Merge
     sources = [profile_source(name, result) for _, name, result in found]
     coauthors = [coauthor_keys(result) for _, _, result in found]
     kinds = person_id_kinds()
-    ids = [{kind: value for kind in kinds if (value := id_value(s.ids, kind))} for s in sources]
+    ids = [id_values(s.ids, kinds) for s in sources]
     groups = _Groups(sources, range(len(sources)), ids, kinds)
     for kind in kinds:
-        _join_equal(groups, [(i, id_value(s.ids, kind)) for i, s in enumerate(sources)], kind)
+        _join_equal(groups, [(i, value) for i, found in enumerate(ids) if (value := found.get(kind))], kind)
     for i, j in _same_name_pairs(sources):
         shared = coauthors[i] & coauthors[j]
         if len(shared) >= MIN_SHARED_COAUTHORS:
