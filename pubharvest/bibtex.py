@@ -51,7 +51,7 @@ _SPECIAL = {
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 # TeX ligatures a title can hold by accident: `` '' -- --- << >> !` ?` (quotes, dashes, guillemets)
 # Any character ``escape`` changes or breaks a ligature at: text without one is written as it is.
-_NEEDS_ESCAPE = re.compile(r"[\\{}$&%#_~^`'<>-]")
+_NEEDS_ESCAPE = re.compile("[" + re.escape("".join(_SPECIAL) + "`'<>-") + "]")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
 # punctuation that ends it: styles must keep its case.

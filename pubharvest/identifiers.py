@@ -49,9 +49,7 @@ def id_values(ids: Any, kinds: tuple[str, ...]) -> dict[str, str]:
     fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids)))
     sites, found = registered_sites(), {}
     for kind in kinds:
-        value = fields.get(kind)
-        if kind in sites and (kind not in fields or not isinstance(value, (str, type(None)))):  # as own_id
-            value = ids.other.get(kind)
+        value = own_id(ids, kind) if kind in sites else fields.get(kind)
         if value:
             found[kind] = value
     return found

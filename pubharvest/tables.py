@@ -131,9 +131,7 @@ def _year_rows(result: Result) -> Iterator[YearRow]:
     for page, profile in _with_profile(result):
         yield from (YearRow(page, None, None, bar) for bar in profile.citations_by_year)
     for row in _pub_rows(result):
-        # Publication.citations_by_year is being added to the record model: read it when it is there
-        bars = getattr(row.pub, "citations_by_year", [])
-        yield from (YearRow(row.result, row.position, row.pub, bar) for bar in bars)
+        yield from (YearRow(row.result, row.position, row.pub, bar) for bar in row.pub.citations_by_year)
 
 
 def _papers(result: Result) -> Iterator[Paper]:
