@@ -159,8 +159,8 @@ class ProfileSpider(scrapy.Spider):
             result = self.engine.parse_page(response.body, response.url)
         except PubharvestError as error:
             if todo is not None and not isinstance(error, HostBlocked):  # a completing page: that part is missing
-                yield self.next_part(target, [*pages, to_json(sites.missing_part(site.name, response.url, error))],
-                                     archived, todo, claim)
+                missing = to_json(sites.missing_part(site.name, redact_url(response.url), error))
+                yield self.next_part(target, [*pages, missing], archived, todo, claim)
             else:
                 yield self.end(target, pages, archived, error, claim)
             return
@@ -173,7 +173,7 @@ class ProfileSpider(scrapy.Spider):
                 yield self.page_request(next_url, target, pages, archived, claim)
                 return
             todo = site.completion_urls([from_json(page) for page in pages], self.job.complete,
-                                        self.job.base_url(site.name))
+                                        self.job.base_url(site.name)) if self.job.complete else []
         yield self.next_part(target, pages, archived, todo, claim)
 
     def next_part(self, target: str, pages: list[bytes], archived: list[str], todo: list[str],

@@ -56,6 +56,9 @@ class Completion:
     details: bool = False  # each publication's own page
     coauthors: bool = False  # the full co-author list
 
+    def __bool__(self) -> bool:
+        return self.details or self.coauthors
+
 
 @dataclass(frozen=True)
 class Site:
