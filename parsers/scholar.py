@@ -1269,8 +1269,9 @@ _COAUTHOR_IDS = "gsc_ccl gsc_codb_content gsc_lnv_ui gs_ab_na"
 
 def _coauthors_payload(doc: Document) -> str | None:
     """The HTML inside a ``list_colleagues&json=`` answer that is a JSON object (its first string
-    value holding co-author cards), else None."""
-    if not doc.text.lstrip().startswith("{"):
+    value holding co-author cards), else None. The cards' class names are looked for first (a cached
+    scan), so that a large rows payload is not decoded once more only to learn it holds none."""
+    if not (doc.contains("gsc_ucoar") or doc.contains("gsc_codb_content")) or not doc.text.lstrip().startswith("{"):
         return None
     try:
         payload = json.loads(doc.text)
