@@ -16,7 +16,8 @@ from drift import check_variant, emptied, nested, rename_token, repeated, tokens
 
 import pubharvest.parsers as parsers
 
-SCHOLAR_SOURCE = (ROOT / "parsers" / "scholar.py").read_text(encoding="utf-8")
+SCHOLAR_SOURCE = "\n".join(path.read_text(encoding="utf-8")
+                           for path in sorted((ROOT / "parsers" / "scholar").glob("*.py")))
 # Scholar's ids and classes all start gsc_ / gs_ (ids like gsc_prf_pup-img carry a hyphen); the
 # pre-2014 layout's start cit-.
 SCHOLAR_TOKENS = tokens_in_source(SCHOLAR_SOURCE, r"gsc?_[\w-]*[A-Za-z0-9]|cit-[a-z][\w-]*[A-Za-z0-9]")

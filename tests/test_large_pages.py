@@ -16,9 +16,9 @@ from conftest import FIXTURES
 from lxml.etree import _Element
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers import scholar
 from pubharvest.parsers.page import html_root_streamed, html_selector, utf8_pieces
 from pubharvest.parsers.records import PageResult, Publication
+from pubharvest.parsers.scholar import rows as scholar_rows
 
 FRAGMENT = "scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"
 PROFILE = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"
@@ -36,8 +36,8 @@ def repeated_rows(page: bytes, times: int, end: bytes) -> bytes:
 def whole_tree_rows(html: bytes, base: str | None) -> list[Publication]:
     """The rows of the page's first ``#gsc_a_b`` read from a whole tree, as before the pull parser."""
     body = html_selector(html.decode("utf-8"), html).root.find(".//*[@id='gsc_a_b']")
-    return scholar._publications(scholar._article_rows(scholar._table_rows(body)), PageResult(site="scholar",
-                                 page="rows"), base=base)
+    rows = scholar_rows._article_rows(scholar_rows._table_rows(body))
+    return scholar_rows._publications(rows, PageResult(site="scholar", page="rows"), base=base)
 
 
 def test_a_large_fragment_gives_the_rows_of_the_fragment_repeated(read_corpus) -> None:

@@ -1,0 +1,147 @@
+"""Google Scholar: every page kind pubharvest reads, one module each.
+
+``profile`` (the profile page and its invariants), ``legacy`` (profiles saved before 2014),
+``rows`` (publication rows, bare row fragments and the "show more" payload), ``publication``
+(one paper's page), ``coauthors`` (the co-author list), ``saved_table`` (the profile table copied
+as text) and ``search`` (search results and author search), all on ``_base`` (the lxml toolkit,
+URL and id helpers, cut checks, ``SITE``). Imports run one way: this module -> the kinds -> rows
+-> _base. Selectors and quirks are described in docs/scholar.md. Everything is read by ids and
+classes, never by the (localised) labels.
+
+>>> doc = Document.from_input('<tr class="gsc_a_tr"><td class="gsc_a_t"><a class="gsc_a_at" '
+...     'href="/citations?citation_for_view=AAAAAAAAAAAJ:u5HHmVD_uO8C">{Zero}: a test</a>'
+...     '<div class="gs_gray">A Bee, C Dee, ...</div><div class="gs_gray">Nature 1, 2'
+...     '<span class="gs_oph">, 2020</span></div></td><td class="gsc_a_c"><a class="gsc_a_ac" href="">'
+...     '</a></td><td class="gsc_a_y"><span class="gsc_a_h">2020</span></td></tr>')
+>>> pub = parse(doc).publications[0]
+>>> pub.title, pub.authors, pub.authors_truncated, pub.venue, pub.year, pub.citations
+('Zero: a test', ['A Bee', 'C Dee'], True, 'Nature 1, 2', 2020, 0)
+"""
+
+from __future__ import annotations
+
+import re
+
+from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Unrecognised
+
+from ..page import Document
+from ..records import PageResult
+from ._base import SITE
+from .coauthors import coauthors_payload, parse_coauthors
+from .legacy import is_legacy_profile, parse_legacy_profile
+from .profile import parse_profile
+from .publication import parse_publication
+from .rows import parse_rows_page, payload_rows
+from .saved_table import looks_like_saved_table, parse_saved_table, split_title_authors_venue
+from .search import is_author_search_page, is_search_page, parse_author_search, parse_search
+
+__all__ = ["SITE", "refuse", "sniff", "parse", "split_title_authors_venue"]
+
+_HEADER_MARKERS = ('id="gsc_prf_in"', "id='gsc_prf_in'", "id=gsc_prf_in>", "id=gsc_prf_in ")
+_ROW_FRAGMENT = re.compile(r'^\s*<tr class="?gsc_a_tr', re.I)
+
+
+def refuse(doc: Document) -> None:
+    """Raise ``NotFoundOrPrivate`` for Google's sign-in page (a profile that does not exist or is
+    not public) and ``Blocked`` for a CAPTCHA / "unusual traffic" page. The registry asks this of
+    every page before any site sniffs it, so that a CAPTCHA is never parsed as "a profile with no
+    publications"."""
+    if not doc.is_html:
+        return
+    head = doc.head
+    if _is_google_signin(head):
+        raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
+                                "or is not public")
+    if _is_captcha(doc, head):
+        raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
+                      "wait before retrying, and slow down")
+
+
+def _is_captcha(doc: Document, head: str) -> bool:
+    # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
+    # is searched; a profile's header rules it out first, in one fast scan.
+    if doc.contains('id="gsc_prf_in"'):
+        return False
+    if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
+        return True
+    return (doc.contains("captcha") and any(doc.contains(m) for m in SITE.block_markers)) or doc.contains(
+        "/sorry/index")
+
+
+def _is_google_signin(head: str) -> bool:
+    return ("accounts.google.com/v3/signin" in head or "accounts.google.com/servicelogin" in head) and (
+        "gsc_prf_in" not in head
+    )
+
+
+def sniff(doc: Document) -> str | None:
+    """One of ``SITE.page_kinds`` for a Scholar page, else None.
+
+    Scholar pages pubharvest does not read (the cite popup, parts of pre-2014 pages) are refused
+    here with a message saying what they are.
+    """
+    if not doc.is_html:
+        if coauthors_payload(doc) is not None:
+            return "coauthors"
+        if payload_rows(doc) is not None:
+            return "rows"
+        return "publication_list" if looks_like_saved_table(doc.text) else None
+    head = doc.head
+    # The header can sit past the first 100 KB (inline styles and scripts come first).
+    if doc.contains_any("gsc_prf_in", _HEADER_MARKERS):
+        return "profile"
+    if _ROW_FRAGMENT.match(doc.text) or ("gsc_a_tr" in head and "<html" not in head):
+        return "rows"
+    kind = _sniff_publication_or_coauthors(doc)
+    if kind:
+        return kind
+    if is_search_page(doc) or is_author_search_page(doc):
+        return "search"
+    if is_legacy_profile(doc):
+        return "profile"
+    _refuse_other_scholar_pages(doc)
+    if any(host in head for host in SITE.hosts) and ("gsc_a_t" in head or "gsc_rsb" in head):
+        return "profile"  # a profile page with its header missing: parse() says layout_changed
+    return None
+
+
+def _refuse_other_scholar_pages(doc: Document) -> None:
+    if doc.contains('id="gs_citt"'):
+        raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
+    if doc.contains("cit-dark-link") or doc.contains('class="cit-'):
+        raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup) that is not a whole "
+                            "saved profile, which pubharvest does not read; save the whole page")
+
+
+def parse(doc: Document) -> PageResult:
+    """The records of one Scholar page (see ``sniff`` for the kinds)."""
+    kind = doc.kind or sniff(doc)
+    if kind == "profile":
+        return parse_legacy_profile(doc) if is_legacy_profile(doc) else parse_profile(doc)
+    if kind == "search":
+        return parse_search(doc) if is_search_page(doc) else parse_author_search(doc)
+    if kind == "rows":
+        return parse_rows_page(doc)
+    if kind == "publication_list":
+        return parse_saved_table(doc)
+    if kind == "publication":
+        return parse_publication(doc)
+    if kind == "coauthors":
+        return parse_coauthors(doc)
+    raise Unrecognised("not a Google Scholar profile page")
+_SNIFF_PUBLICATION = ('id="gsc_oci_table"', 'id="gsc_oci_title"')
+_LEGACY_PUBLICATION = ('class="cit-dt"', "view_op=view_citation")
+
+
+def _sniff_publication_or_coauthors(doc: Document) -> str | None:
+    """``publication`` or ``coauthors`` for those two Scholar pages (current and older layouts)."""
+    if doc.contains_any("gsc_oci_t", _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
+        return "publication"
+    if doc.contains_any("gsc_", ('id="gsc_coauthors_title"',)) or (
+            doc.contains_any("gsc_", _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):
+        return "coauthors"  # a profile holds the co-author dialog's empty container, and gsc_prf all over
+    return None
+
+
+# A profile page holds the co-author dialog's empty container too (see _sniff_publication_or_coauthors).
+_SNIFF_COAUTHORS = ('id="gsc_coauthors_title"', 'id="gsc_codb_content"', 'class="gsc_ucoar')

@@ -1,0 +1,186 @@
+"""Profiles saved before 2014 use ``cit-*`` markup: the header in ``#cit-name-display`` and its
+siblings, the counts in ``table#stats`` (``td.cit-data``), rows ``tr.cit-table.item`` whose cells
+all carry the same ids (``td#col-title`` …, repeated on every row), co-authors as links with a
+``title`` in the left column. The chart of citations per year is an image: no figures to read."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml.etree import _Element as Element
+
+from pubharvest.errors import LayoutChanged
+
+from ..page import Document
+from ..records import Coauthor, Ids, Metrics, PageResult, Profile, Publication, PublicationIds
+from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, to_int
+from ._base import (
+    BY_ID,
+    HEAD_LINKS,
+    SITE,
+    as_elements,
+    attr,
+    class_names,
+    element_text,
+    last_domain,
+    linked_user_ids,
+    query_value,
+    text_of,
+    user_id,
+)
+from .rows import fill_authors_and_venue, origin_of, row_numbers
+
+_LEGACY_IDS = ("cit-name-display", "cit-affiliation-display", "cit-int-read", "cit-domain-display",
+               "cit-homepage-read", "stats")
+_LEGACY_ROWS = etree.XPath("//tr[contains(concat(' ', @class, ' '), ' cit-table ') and "
+                           "contains(concat(' ', @class, ' '), ' item ')]")
+_LEGACY_RANGE = re.compile(r"^\s*(\d+)\s*[-–]\s*(\d+)\s*$")
+_LEGACY_PAGER = etree.XPath("//form[@id='citationsForm']//span")
+
+
+def is_legacy_profile(doc: Document) -> bool:
+    """Whether the page is a whole pre-2014 profile; ``LayoutChanged`` for a part of one (a body
+    saved without its document: no canonical link names the profile, nothing proves it whole)."""
+    # The single-publication page of that era shows the author's header too, without the table.
+    if not doc.contains('id="cit-name-display"') or not (doc.contains('id="stats"') or
+                                                         doc.contains('class="cit-table item"')):
+        return False
+    whole = "<html" in doc.head and doc.contains('rel="canonical"') and "</html>" in doc.text[-4096:].lower()
+    if not whole:
+        raise LayoutChanged("part of a pre-2014 Scholar profile (cit-* markup) without its document: no "
+                            "canonical link names the profile and nothing shows the page whole; save the whole page")
+    return True
+
+
+def parse_legacy_profile(doc: Document) -> PageResult:
+    root = doc.selector.root
+    found = {key: element for key in _LEGACY_IDS
+             for element in as_elements(BY_ID(root, ids=key))[:1]}
+    url = clean_or_none(attr(next(iter(as_elements(HEAD_LINKS(root))), None), "href")) or doc.url
+    if "stats" not in found or not text_of(found.get("cit-name-display")):
+        raise LayoutChanged("a pre-2014 Scholar profile without its name (#cit-name-display) or its "
+                            "citations table (table#stats)")
+    origin = origin_of(url)
+    result = PageResult(site=SITE.name, page="profile", url=url)
+    own = user_id(url)
+    homepage = next(found["cit-homepage-read"].iter("a"), None) if "cit-homepage-read" in found else None
+    interests = list(found["cit-int-read"].iter("a")) if "cit-int-read" in found else []
+    result.profile = Profile(
+        name=text_of(found["cit-name-display"]), url=url, ids=Ids(scholar=own),
+        affiliation=text_of(found.get("cit-affiliation-display")),
+        email_domain=last_domain(text_of(found.get("cit-domain-display")) or ""),
+        homepage=homepage.get("href") if homepage is not None else None,
+        interests=[clean(element_text(a)) for a in interests],
+        metrics=_legacy_metrics(found["stats"]),
+        coauthors=_legacy_coauthors(root, own, origin),
+    )
+    rows = as_elements(_LEGACY_ROWS(root))
+    result.publications = [_legacy_publication(row, origin) for row in rows]
+    _check_legacy_rows(root, rows, result)
+    _check_legacy_parts(doc, found, rows, result)
+    if doc.contains("view_op=list_colleagues"):
+        result.warn("coauthors_partial", "the page shows only the first co-authors; the full list is "
+                                         "behind its link (view_op=list_colleagues)")
+    return result
+
+
+def _legacy_metrics(table: Element) -> Metrics:
+    """The six counts of ``table#stats`` (all, since) and the "since" year of its header row."""
+    cells = [to_int(element_text(td)) for td in table.iter("td") if "cit-data" in class_names(td)]
+    header = [element_text(td) for td in next(table.iter("tr")).iter("td")]
+    if len(cells) != 6:
+        return Metrics()
+    return Metrics(citations=cells[0], citations_since=cells[1], since_year=find_year(header[-1]),
+                   h_index=cells[2], h_index_since=cells[3], i10_index=cells[4], i10_index_since=cells[5])
+
+
+def _legacy_coauthors(root: Element, own: str | None, origin: str) -> list[Coauthor]:
+    """The co-author links of the left column (``a.cit-dark-link`` to a profile, with a ``title``)."""
+    found: list[Coauthor] = []
+    for a in root.iter("a"):
+        href, user = a.get("href") or "", user_id(a.get("href"))
+        if a.get("title") and user and user != own and "cit-dark-link" in class_names(a) and "view_op" not in href:
+            found.append(Coauthor(name=clean(a.get("title")), ids=Ids(scholar=user), url=absolute_url(href, origin)))
+    return found
+
+
+def _legacy_publication(row: Element, origin: str) -> Publication:
+    """One ``tr.cit-table.item``: title link and two ``span.cit-gray`` lines, cited-by, year."""
+    cells = {cell.get("id"): cell for cell in row if cell.tag == "td"}
+    title_cell = cells.get("col-title")
+    anchor = next(title_cell.iter("a"), None) if title_cell is not None else None
+    spans = title_cell.iter("span") if title_cell is not None else ()
+    grays = [span for span in spans if "cit-gray" in class_names(span)]
+    href = anchor.get("href") if anchor is not None else None
+    year = to_int(element_text(cells["col-year"])) if "col-year" in cells else None
+    pub = Publication(title=clean_title(element_text(anchor)) if anchor is not None else None, year=year,
+                      date=str(year) if year else None, url=absolute_url(href, origin),
+                      ids=PublicationIds(scholar=query_value(href, "citation_for_view")))
+    fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
+                           element_text(grays[1]) if len(grays) > 1 else "")
+    if pub.venue and pub.venue.endswith("..."):  # cut venues end in three dots here, not "…"
+        pub.venue, pub.venue_truncated = pub.venue[:-3].rstrip(" ,") or None, True
+    count = next(cells["col-citedby"].iter("a"), None) if "col-citedby" in cells else None
+    pub.citations = (to_int(element_text(count)) or 0) if count is not None else 0 if "col-citedby" in cells else None
+    if count is not None:
+        pub.ids.scholar_clusters = [c for c in (query_value(count.get("href"), "cites") or "").split(",") if c]
+    if "col-asterisk" in cells and "*" in element_text(cells["col-asterisk"]):
+        pub.flags.append("merged_citations")
+    return pub
+
+
+_LEGACY_REQUIRED = {"cit-affiliation-display": "the affiliation", "cit-domain-display": "the e-mail line",
+                    "cit-int-read": "the interests", "cit-homepage-read": "the homepage box"}
+_LEGACY_CELLS = {"col-title": "title cell", "col-citedby": "cited-by cell", "col-year": "year cell"}
+
+
+def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Element], result: PageResult) -> None:
+    """One ``profile_unreadable`` warning naming each header part every saved page of this layout has
+    and that was not found, the counts or co-authors not read; ``rows_unreadable`` for rows without
+    a cell or an authors line."""
+    profile = result.profile
+    assert profile is not None
+    missing = [f"{what} (#{key})" for key, what in _LEGACY_REQUIRED.items() if key not in found]
+    if profile.metrics.citations is None:
+        missing.append("the six counts of the citations table (table#stats td.cit-data)")
+    linked = linked_user_ids(doc) - {profile.ids.scholar}
+    if linked - {c.ids.scholar for c in profile.coauthors}:
+        missing.append(f"co-authors (a.cit-dark-link[title]): the page links {len(linked)} other profiles, "
+                       f"{len(profile.coauthors)} were read")
+    if missing:
+        result.warn("profile_unreadable", "could not read " + "; ".join(missing))
+    unread: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        cells = {cell.get("id") for cell in row}
+        for key, what in _LEGACY_CELLS.items():
+            if key not in cells:
+                unread.setdefault(what, []).append(number)
+        title = next((cell for cell in row if cell.get("id") == "col-title"), None)
+        # (a row may lack the venue line: row 14 of the vspCNtYAAAAJ page has authors only)
+        if title is not None and not any("cit-gray" in class_names(span) for span in title.iter("span")):
+            unread.setdefault("authors line (span.cit-gray)", []).append(number)
+    for what, numbers in unread.items():
+        result.warn("rows_unreadable", f"{row_numbers(numbers)} of {len(rows)}: no {what}; that field is null")
+
+
+def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -> None:
+    """The rows read against the range the pager states ("1-20"), and a "partial" warning when it
+    links a next page (``cstart=``)."""
+    ranges = (_LEGACY_RANGE.match(element_text(s)) for s in as_elements(_LEGACY_PAGER(root)))
+    stated = next((m for m in ranges if m), None)
+    if stated is None:
+        result.warn("profile_unreadable", "the page states no row range: the number of rows read cannot be checked")
+    else:
+        first, last = int(stated.group(1)), int(stated.group(2))
+        if not rows:
+            raise LayoutChanged(f"the page says it shows rows {first}–{last} but no row (tr.cit-table.item) was found")
+        if len(rows) != last - first + 1:
+            result.warn("row_count", f"the page says it shows rows {first}–{last} but {len(rows)} rows were read")
+    if rows and not any(pub.title for pub in result.publications):
+        raise LayoutChanged(f"none of the {len(rows)} rows (tr.cit-table.item) has a title link")
+    pager = as_elements(_LEGACY_PAGER(root))
+    form = pager[0].getparent() if pager else None
+    if form is not None and any("cstart=" in (a.get("href") or "") for a in form.iter("a")):
+        result.warn("partial", f"the page holds rows {stated.group(1)}–{stated.group(2)} of a longer list; "
+                               "fetch the rest with cstart/pagesize" if stated else "the page links a next page")

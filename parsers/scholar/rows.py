@@ -1,0 +1,402 @@
+"""Publication rows (``tr.gsc_a_tr``) as the profile page, a bare row fragment and the "show more"
+payload hold them: one ``Publication`` per row, with the checks that each row holds its parts."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import TypedDict
+from urllib.parse import urlsplit
+
+from lxml.etree import _Element as Element
+
+from pubharvest.errors import LayoutChanged, Truncated
+
+from ..page import Document, html_root_streamed, utf8_pieces
+from ..records import PageResult, Publication, PublicationIds
+from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, to_int
+from ._base import SITE, class_names, element_text, query_value
+
+_PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?"
+                     r"(?P<number>[\w/,.-]*\d[\w/,.-]*)?")
+
+
+def _table_rows(body: Element | None) -> list[Element]:
+    """The rows of ``#gsc_a_b``: publication rows and the "no articles" row."""
+    return [row for row in body if _is_table_row(row)] if body is not None else []
+
+
+def _is_table_row(row: Element) -> bool:
+    return bool({"gsc_a_tr", "gsc_a_e"} & set(class_names(row)))
+
+
+def _is_no_articles_row(row: Element) -> bool:
+    """Whether ``row`` is the "There are no articles in this profile." row (a ``td.gsc_a_e``)."""
+    return "gsc_a_e" in class_names(row) or any("gsc_a_e" in class_names(cell) for cell in row)
+
+
+def _article_rows(rows: list[Element]) -> list[Element]:
+    return [row for row in rows if not _is_no_articles_row(row)]
+
+
+def warn_if_past_end(rows: int, articles: int, result: PageResult, url: str | None, fragment: bool = False) -> None:
+    """A ``past_end`` warning for a "no articles" row on a page that cannot be the whole profile:
+    a later page (``cstart`` > 0, or a fragment) or a profile whose table says it is cited."""
+    if articles or not rows:
+        return
+    cited = bool(result.profile and result.profile.metrics.citations)
+    if fragment or cited or int(query_value(url, "cstart") or 0) > 0:
+        result.warn("past_end", "the page holds no rows: it starts past the profile's last row (cstart too large)")
+
+
+# --- publication rows -----------------------------------------------------------------------
+
+
+def _publications(rows: Iterable[Element], result: PageResult, base: str | None) -> list[Publication]:
+    """One ``Publication`` per table row, in page order (see ``_RowReader``)."""
+    reader = _RowReader(base)
+    for row in rows:
+        reader.read(row)
+    return reader.finish(result)
+
+
+class _RowReader:
+    """Table rows read one at a time, as a pull parser hands them over, into ``publications``; ``finish``
+    then checks them: rows that lack a cell the parser reads are named in a ``rows_unreadable``
+    warning, and a table where no row has a title is ``LayoutChanged``."""
+
+    def __init__(self, base: str | None, body: Element | None = None) -> None:
+        self.origin = origin_of(base)
+        self.body = body  # the element whose rows these are (``#gsc_a_b``)
+        self.rows = 0  # table rows, the "no articles" row included
+        self.publications: list[Publication] = []
+        self._unread: dict[str, list[int]] = {}
+        self._odd_titles: list[int] = []
+
+    def read(self, row: Element) -> None:
+        self.rows += 1
+        if _is_no_articles_row(row):
+            return
+        number = len(self.publications) + 1
+        parts = _row_parts(row)
+        for field in _missing_row_fields(parts):
+            self._unread.setdefault(field, []).append(number)
+        pub = _publication(row, self.origin, parts)
+        if "title_looks_like_authors" in pub.flags:
+            self._odd_titles.append(number)
+        self.publications.append(pub)
+
+    def finish(self, result: PageResult) -> list[Publication]:
+        """The publications, once the checks' warnings are on ``result``."""
+        found, count = self.publications, len(self.publications)
+        for number in self._odd_titles:
+            result.warn("title_looks_like_authors",
+                        f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
+        if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
+            raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
+        for field, numbers in self._unread.items():
+            result.warn("rows_unreadable", f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
+        _warn_if_repeated(found, result)
+        return found
+
+
+class StreamedRows:
+    """The rows of ``#gsc_a_b`` read while lxml's pull parser builds the tree (``take`` is its callback),
+    each cleared once read, so that a page of 100,000 rows never holds them all as elements."""
+
+    def __init__(self, base: Callable[[Element], str | None]) -> None:
+        self._base = base  # the page's URL, from the tree parsed so far (its head)
+        self.reader: _RowReader | None = None
+        self._done: Element | None = None
+
+    def take(self, row: Element) -> None:
+        body = row.getparent()
+        if body is None or body.get("id") != "gsc_a_b" or not _is_table_row(row):
+            return
+        if self.reader is None:
+            self.reader = _RowReader(self._base(row.getroottree().getroot()), body)
+        elif body is not self.reader.body:
+            return
+        self.reader.read(row)
+        # The row that closed last stays (lxml's pull parser may still point at it); the one before goes.
+        if self._done is not None:
+            body.remove(self._done)
+        row.clear()
+        self._done = row
+
+    def reader_for(self, body: Element | None, base: str | None) -> _RowReader:
+        """The rows of ``body`` (the page's first ``#gsc_a_b``): those read while parsing, unless they
+        were another element's; then ``body``'s own, read from the tree."""
+        if self.reader is not None and self.reader.body is body:
+            return self.reader
+        reader = _RowReader(base, body)
+        for row in _table_rows(body):
+            reader.read(row)
+        return reader
+
+
+def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
+    """A ``duplicate_rows`` warning when rows repeat a publication id: Scholar lists each once."""
+    seen: set[str] = set()
+    repeats = []
+    for number, pub in enumerate(found, 1):
+        key = pub.ids.scholar
+        if key and key in seen:
+            repeats.append(number)
+        elif key:
+            seen.add(key)
+    if repeats:
+        result.warn("duplicate_rows", f"{row_numbers(repeats[:20])}{' …' if len(repeats) > 20 else ''} "
+                                      f"({len(repeats)} in all) repeat an earlier row's publication id")
+
+
+# What each row must hold: every row of every saved page has all four, even when empty.
+_ROW_FIELDS = {"anchor": "title link (td.gsc_a_t a.gsc_a_at)",
+               "grays": "authors and venue lines (td.gsc_a_t div.gs_gray)",
+               "count": "citation count (td.gsc_a_c a.gsc_a_ac)",
+               "year": "year (td.gsc_a_y span.gsc_a_h)"}
+
+
+def _missing_row_fields(parts: _RowParts) -> list[str]:
+    """The descriptions of the fields a row lacks (see ``_ROW_FIELDS``)."""
+    missing = [key for key in ("anchor", "count", "year") if parts.get(key) is None]
+    if len(parts["grays"]) < 2:
+        missing.append("grays")
+    return [_ROW_FIELDS[key] for key in missing]
+
+
+def row_numbers(numbers: list[int]) -> str:
+    """Row numbers in short form.
+
+    >>> row_numbers([1, 2, 3, 5, 7, 8])
+    'rows 1–3, 5, 7–8'
+    >>> row_numbers([4])
+    'row 4'
+    """
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    text = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in spans)
+    return f"row {text}" if len(numbers) == 1 else f"rows {text}"
+
+
+# Rows are read from the lxml elements directly: a profile can hold thousands of rows, and a
+# selector call per field costs more than the whole tree walk.
+
+
+def _publication(row: Element, origin: str = SITE.base_url, parts: _RowParts | None = None) -> Publication:
+    """A publication from one ``tr.gsc_a_tr`` row element (and its ``_row_parts``, when at hand)."""
+    parts = _row_parts(row) if parts is None else parts
+    anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
+    href = _row_link(anchor)
+    pub = Publication(
+        title=clean_title(element_text(anchor)) if anchor is not None else None,
+        year=to_int(element_text(year_span)) if year_span is not None else None,
+        url=absolute_url(href, origin),
+        ids=PublicationIds(scholar=query_value(href, "citation_for_view")),
+    )
+    pub.date = str(pub.year) if pub.year else None
+    fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
+                            _text_without_year(grays[1]) if len(grays) > 1 else "")
+    _fill_citations(pub, parts)
+    return pub
+
+
+_CELL_KINDS = {"gsc_a_t": "title", "gsc_a_c": "count", "gsc_a_y": "year"}
+
+
+class _RowParts(TypedDict, total=False):
+    """The data-carrying elements of one publication row."""
+
+    anchor: Element | None  # the title link
+    grays: list[Element]  # the authors line, then the venue line
+    count: Element  # the citation count
+    merged: Element  # the mark of merged citations
+    year: Element | None
+
+
+def _row_parts(row: Element) -> _RowParts:
+    """The row's data-carrying elements: ``anchor``, ``grays`` (authors, venue), ``count``,
+    ``merged``, ``year``. Cells are found by class, never by position: the 2014 owner view has an
+    extra checkbox cell. (This runs once per row of pages with thousands: it compares class
+    strings rather than splitting them, and visits only the elements that can carry data.)"""
+    parts: _RowParts = {"grays": []}
+    for cell in row:
+        kind = _cell_kind(cell.get("class"))
+        if kind == "title":
+            _title_cell_parts(cell, parts)
+        elif kind == "count":
+            for element in cell.iter("a", "span"):
+                classes = element.get("class") or ""
+                if "gsc_a_ac" in classes:
+                    parts.setdefault("count", element)
+                elif "gsc_a_am" in classes or "gsc_a_m" in classes:
+                    parts["merged"] = element
+        elif kind == "year":
+            parts["year"] = next((e for e in cell.iter("span") if "gsc_a_h" in (e.get("class") or "")), None)
+    return parts
+
+
+def _cell_kind(classes: str | None) -> str | None:
+    if not classes:
+        return None
+    return _CELL_KINDS.get(classes) or next((_CELL_KINDS[c] for c in classes.split() if c in _CELL_KINDS), None)
+
+
+def _title_cell_parts(cell: Element, parts: _RowParts) -> None:
+    for child in cell:
+        classes = child.get("class") or ""
+        if child.tag == "a" and "gsc_a_at" in classes:
+            parts.setdefault("anchor", child)
+        elif child.tag == "div" and "gs_gray" in classes:
+            parts["grays"].append(child)
+    if "anchor" not in parts:  # not a direct child in some layout: look deeper
+        parts["anchor"] = next((e for e in cell.iter("a") if "gsc_a_at" in class_names(e)), None)
+
+
+_PHONE_YEAR = re.compile(r"^\s*,\s*(?:\d{4}|0)\s*$")
+
+
+def _text_without_year(venue: Element) -> str:
+    """The venue text without its ``span.gs_oph`` (", 2007", shown on phones only; a last span of
+    that shape is dropped whatever its class, so that a renamed class cannot leak the year)."""
+    parts = [venue.text or ""]
+    children = list(venue)
+    for child in children:
+        if "gs_oph" not in class_names(child) and not (
+                child is children[-1] and _PHONE_YEAR.match(element_text(child))):
+            parts.append(element_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _row_link(anchor: Element | None) -> str | None:
+    if anchor is None:
+        return None
+    # 2019 pages put the link in data-href and "javascript:void(0)" in href.
+    href = anchor.get("href") or ""
+    if not href or href.startswith("javascript"):
+        href = anchor.get("data-href") or ""
+    return href or None
+
+
+def origin_of(url: str | None) -> str:
+    parts = urlsplit(url or SITE.base_url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else SITE.base_url
+
+
+def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
+    """Authors, venue (given without Scholar's appended year) and what the venue makes certain."""
+    pub.authors, pub.authors_truncated = split_names(authors_text)
+    venue = clean(venue_text)
+    if venue.endswith("…"):
+        venue, pub.venue_truncated = venue[:-1].rstrip(" ,"), True
+    pub.venue = venue or None
+    classify_venue(pub)
+    if _looks_like_author_list(pub.title):
+        pub.flags.append("title_looks_like_authors")
+
+
+def classify_venue(pub: Publication) -> None:
+    venue = pub.venue or ""
+    if "arxiv" in venue.lower():
+        pub.ids.arxiv = find_arxiv_id(venue)
+        if pub.ids.arxiv and venue.lower().startswith("arxiv"):
+            pub.type = "article"
+    patent = _PATENT.match(venue) if "Patent" in venue else None
+    if patent:
+        pub.type = "patent"
+        number = patent.group("number")
+        office = patent.group("office")
+        pub.ids.patent_number = f"{office} {number}" if office and number else number
+
+
+def _fill_citations(pub: Publication, parts: _RowParts) -> None:
+    count = parts.get("count")
+    if count is None:
+        return
+    pub.citations = to_int(element_text(count)) or 0
+    clusters = query_value(count.get("href"), "cites")
+    pub.ids.scholar_clusters = [c for c in (clusters or "").split(",") if c]
+    if "merged" in parts:
+        pub.flags.append("merged_citations")
+    primary = count.get("data-eud")
+    if primary and primary != pub.ids.scholar:
+        pub.flags.append(f"duplicate_of:{primary}")
+
+
+NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
+
+
+def _looks_like_author_list(title: str | None) -> bool:
+    """Whether a title is really a list of full names ("Ann Lee, Bo Chen, and Cy Dunn").
+
+    >>> _looks_like_author_list("Rewon Child, Reza Yazdani Aminabadi, Julie Bernauer, and Bryan Catanzaro")
+    True
+    >>> _looks_like_author_list("Black pepper, its pungent principle, and health")
+    False
+    >>> _looks_like_author_list("Machine Learning, Data Science, and Neural Networks")
+    False
+    """
+    if not title or title.count(",") + title.count(" and ") < 2:
+        return False
+    parts = [re.sub(r"^and\s+", "", p.strip()) for p in re.split(r",|\band\b", title) if p.strip()]
+    if len(parts) < 3:
+        return False
+    return sum(1 for part in parts if _looks_like_full_name(part)) >= 0.8 * len(parts)
+
+
+# Title-case topic lists ("Trust, Privacy, and Security Engineering") look like names too; words
+# with these endings are common in topics and rare in personal names.
+# (Not "-ing", "-ence" or "-ment": Ding, Florence and Clement are names.)
+_TOPIC_ENDINGS = ("tion", "sion", "ness", "ity", "ics", "ogy", "ism", "learning", "computing", "engineering",
+                  "processing", "mining", "management", "development", "works", "systems", "models", "data",
+                  "science", "sciences", "intelligence", "security", "privacy")
+
+
+def _looks_like_full_name(part: str) -> bool:
+    words = part.split()
+    return 2 <= len(words) <= 4 and all(
+        NAME_WORD.match(w) and w[0].isupper() and not w.lower().endswith(_TOPIC_ENDINGS) for w in words)
+
+
+# --- row fragments and the "show more" payload -------------------------------------------
+
+
+def payload_rows(doc: Document) -> tuple[str, bool] | None:
+    """Rows HTML and the "more rows" flag of a ``json=1`` payload ``{"B": rows, "N": more}``."""
+    if not doc.text[:200].lstrip().startswith("{") or '"B"' not in doc.text[:200]:
+        return None
+    try:
+        payload = json.loads(doc.text)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not isinstance(payload.get("B"), str):
+        return None
+    return payload["B"], bool(payload.get("N"))
+
+
+def parse_rows_page(doc: Document) -> PageResult:
+    payload = payload_rows(doc)
+    rows_html, more = payload if payload else (doc.text, False)
+    streamed = StreamedRows(lambda root: doc.url)
+    pieces = utf8_pieces(rows_html, None if payload else doc.raw)
+    root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
+                              streamed.take)
+    rows = streamed.reader_for(root.find(".//tbody"), doc.url)
+    if not rows.rows and "gsc_a_tr" in rows_html:
+        raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
+    if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
+        raise Truncated(f"the rows stop in the middle of row {rows.rows}; save them again")
+    result = PageResult(site=SITE.name, page="rows", url=doc.url)
+    result.publications = rows.finish(result)
+    warn_if_past_end(rows.rows, len(rows.publications), result, doc.url, fragment=True)
+    if more:
+        result.warn("partial", f"the payload says more rows follow these {rows.rows} (\"N\": true); "
+                               "fetch the next cstart")
+    return result
