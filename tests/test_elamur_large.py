@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers import elamur
+from pubharvest.parsers.elamur import sections as elamur_sections
 from pubharvest.parsers.records import to_builtins
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -64,11 +64,11 @@ def test_each_copy_is_the_small_pages_paper_renamed(large: dict) -> None:
 def test_the_scanner_reads_what_markdown_it_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = [records(ODD), records(one_line(ODD))]
     taken = []
-    real = elamur._scanned
-    monkeypatch.setattr(elamur, "_scanned", lambda *args: taken.append(real(*args)))  # always None: markdown-it
+    real = elamur_sections._scanned
+    monkeypatch.setattr(elamur_sections, "_scanned", lambda *args: taken.append(real(*args)))  # None: markdown-it
     assert [records(ODD), records(one_line(ODD))] == fast
     quoted = records(QUOTED)
-    monkeypatch.setattr(elamur, "_scanned", real)
+    monkeypatch.setattr(elamur_sections, "_scanned", real)
     assert records(QUOTED) == quoted
     assert len(quoted["publications"]) == 3 + 2 * 20  # the quote is a block of its own: no paper lost
     assert sum(item is not None for item in taken) > 4 * COPIES  # the scanner did take nearly all items
@@ -99,5 +99,5 @@ VARIANTS = {  # pages as saved copies or odd summaries have them; each must read
 def test_odd_pages_read_the_same_by_scanner_and_markdown_it(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     page = VARIANTS[variant]
     fast = records(page)
-    monkeypatch.setattr(elamur, "_scanned", lambda *args: None)
+    monkeypatch.setattr(elamur_sections, "_scanned", lambda *args: None)
     assert records(page) == fast

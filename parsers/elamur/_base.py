@@ -1,0 +1,182 @@
+"""What an Elamur page is made of: the site, the page's kind (by its URL), its front matter, and
+the runs, blocks, items and sections the readers below hand on."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ..records import PageResult
+from ..site import SiteInfo
+from ..text import clean
+
+SITE = SiteInfo(
+    name="elamur", title="Elamur Research", base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
+    id_pattern=r"[a-z0-9][a-z0-9-]*", id_example="olatunji-ruwase", profile_path="/free/en/authors/{id}/",
+    page_kinds=("profile",),
+)
+
+HTML_HOST = f"https://{SITE.hosts[0]}/"  # the pages' canonical URLs; the Markdown twins are on ``base_url``
+MARKDOWN_HOST = SITE.base_url + "/"
+
+# Section headings of an author page. In the one-line form a heading has no end, so only these
+# known strings tell where a heading stops and its text begins.
+SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Papers", "All works",
+            "Co-authors here", "Venues", "Cited by")
+# Kinds of Elamur pages by the first segment of their path, for sniff() and refusal messages.
+_PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
+              "universities": "university", "paper-stars": "ranking"}
+PAGE_LABELS = {"publication": "paper page", "topic": "topic page", "shelf": "shelf page",
+               "company": "company page", "university": "university page",
+               "ranking": "Paper Stars ranking page", "author_year": "author's works-of-one-year page",
+               "cited_by": "author's cited-by page", "page": "page"}
+
+_COMMENTS = re.compile(r"(?:\s*(?:<!--.*?-->|\[//\]: # \([^\n]*\)[ \t]*(?=\n|\Z)))+\s*", re.S)
+FRONT_MATTER = re.compile(r"---\s+(?P<body>.*?)\s+---(?=\s|\Z)", re.S)
+_FRONT_KEY = re.compile(r'(?P<key>[a-z_]+):\s+"(?P<value>[^"]*)"')
+_PAGE_URL = re.compile(rf"\A(?:{re.escape(HTML_HOST)}|{re.escape(MARKDOWN_HOST)})"
+                       r"(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
+_HTML_LINK = re.compile(rf"\[this page in HTML\]\((?P<url>{re.escape(HTML_HOST)}[^)\s]*)\)")
+UPDATED = re.compile(r"Updated (?P<day>\d{1,2}) (?P<month>[A-Za-z]+) (?P<year>\d{4})\s*\Z")
+
+
+def page_kind(url: str) -> str:
+    """``"profile"`` for an author page URL, else the kind of Elamur page it is."""
+    match = _PAGE_URL.match(url)
+    parts = [p for p in (match.group("path") if match else "").split("/") if p]
+    if parts[:1] == ["authors"]:
+        if len(parts) == 2:
+            return "profile"
+        return {"year": "author_year", "cited-by": "cited_by"}.get(parts[2] if len(parts) > 2 else "", "page")
+    return _PAGE_KINDS.get(parts[0], "page") if parts else "page"
+
+
+def without_comments(text: str) -> str:
+    """The text without leading HTML or Markdown comments (hand-written fixtures start with one)."""
+    text = text.lstrip("\ufeff")
+    match = _COMMENTS.match(text)
+    return text[match.end():] if match else text
+
+
+def content_start(text: str) -> int:
+    """Where the page starts in ``text``: after any byte-order marks and leading comments (an offset,
+    so that a page of 100 MB is not copied to drop a line)."""
+    pos = 0
+    while text.startswith("\ufeff", pos):
+        pos += 1
+    match = _COMMENTS.match(text, pos)
+    return match.end() if match else pos
+
+
+def front_matter(text: str) -> dict[str, str]:
+    """The ``key: "value"`` pairs of the front matter, whether its newlines survived or not."""
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return {}
+    return {m.group("key"): m.group("value") for m in _FRONT_KEY.finditer(match.group("body"))}
+
+
+def page_url(meta: dict[str, str], text: str) -> str | None:
+    """The page's HTML URL: the canonical of the front matter, else the "this page in HTML" link."""
+    canonical = meta.get("canonical", "")
+    if canonical.startswith(HTML_HOST):
+        return canonical
+    if "canonical" in meta:
+        return None  # another site's page
+    match = _HTML_LINK.search(text[:2048])
+    return match.group("url") if match else None
+
+
+@dataclass
+class Run:
+    """A stretch of inline text with its markup: bold, italic, and the link it sits in."""
+
+    text: str
+    strong: bool = False
+    em: bool = False
+    href: str | None = None
+    link: int | None = None  # which link of the block (two links may share an href)
+
+
+@dataclass
+class Block:
+    kind: str  # "heading", "paragraph" or "item"
+    runs: list[Run]
+    level: int = 0
+
+    @property
+    def text(self) -> str:
+        return clean("".join(run.text for run in self.runs))
+
+
+@dataclass
+class Section:
+    title: str  # "" for the page head (H1 and what comes before the first H2)
+    blocks: list[Block | Item] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(block.text for block in self.blocks)
+
+    @property
+    def items(self) -> list[Block | Item]:
+        return [block for block in self.blocks if block.kind == "item"]
+
+    @property
+    def lead(self) -> str:
+        """The text of the blocks before the section's first list item (where it states its counts)."""
+        lead = []
+        for block in self.blocks:
+            if block.kind == "item":
+                break
+            lead.append(block.text)
+        return " ".join(lead)
+
+
+def joined(runs: list[Run]) -> str:
+    return clean("".join(run.text for run in runs))
+
+
+def links_of(runs: list[Run]) -> list[tuple[str, list[Run]]]:
+    """Each link of a run list: its href and the runs of its text, in page order."""
+    found: dict[int, tuple[str, list[Run]]] = {}
+    for run in runs:
+        if run.link is not None and run.href is not None:
+            found.setdefault(run.link, (run.href, []))[1].append(run)
+    return list(found.values())
+
+
+class Item(NamedTuple):
+    """A list item read by the scanner: its shape and its parts (the match's groups, as ``Block`` runs
+    would give them). The match keeps offsets into the page: each part is made only when it is read."""
+
+    shape: str  # a name of ``_SHAPES``
+    parts: re.Match[str]
+    kind: str = "item"
+    level: int = 0
+
+    @property
+    def runs(self) -> list[Run]:
+        """None: the scanner keeps the item's parts instead (see ``_paper_item``, ``_work_item``)."""
+        return []
+
+    @property
+    def text(self) -> str:
+        return clean(" ".join(self.parts.groups()))
+
+
+def section_titled(sections: list[Section], title: str) -> Section | None:
+    return next((s for s in sections if s.title == title), None)
+
+
+def check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
+    """Warn when a count the page states differs from the number of items it lists."""
+    if stated is not None and stated != found:
+        result.warn("count_mismatch", f"the page says {stated} {what} but lists {found}")
+
+
+def known_sections(sections: list[Section], result: PageResult) -> None:
+    for sec in sections[1:]:
+        if sec.title not in SECTIONS:
+            result.warn("unknown_section", f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")
