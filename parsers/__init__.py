@@ -117,8 +117,7 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     doc.kind = detection.page
     with paused_gc():  # a large page makes many objects and no cycles
         result: PageResult = module.parse(doc)
-    for warning in doc.warnings:  # doubts about the whole page, such as how its bytes were decoded
-        result.warn(warning.code, warning.message)
+    result.warnings += doc.warnings  # doubts about the whole page, such as how its bytes were decoded
     if result.url is None:
         result.url = url
     result.source = Source(sha256=doc.sha256, parser=f"{detection.site}.{detection.page}")

@@ -34,12 +34,10 @@ from pubharvest.errors import LayoutChanged
 
 from .records import PageResult, Publication, PublicationIds
 from .text import title_key
+from .warning_codes import Warn
 
-__all__ = ["distinct", "absorb", "check_listings", "DISAGREE", "UNREADABLE", "INCOMPLETE"]
+__all__ = ["distinct", "absorb", "check_listings"]
 
-DISAGREE = "listings_disagree"  # the warning code: two listings of one paper say different things
-UNREADABLE = "listings_unreadable"  # some listings of a section gave no paper (skipped)
-INCOMPLETE = "listings_incomplete"  # some listings lack a part their shape always has (kept)
 
 # Fields a later listing fills or disputes, in the order disagreements are reported. Each flag
 # follows its list or text (a cut author list is the list's property, not the paper's).
@@ -163,7 +161,7 @@ def _warn_once(result: PageResult, message: str, said: set[str]) -> None:
     """A third listing repeats what one of the first two said: one warning each."""
     if message not in said:
         said.add(message)
-        result.warn(DISAGREE, message)
+        result.warn(Warn.listings_disagree, message)
 
 
 def _collect(values: list[Any], more: Iterable[Any]) -> None:
@@ -189,10 +187,10 @@ def check_listings(result: PageResult, section: str, total: int, unreadable: Seq
     if total and len(unreadable) == total:
         raise LayoutChanged(f"all {total} listings in {section} are unreadable (no {missing})")
     if unreadable:
-        result.warn(UNREADABLE, f"{_numbered(unreadable)} of {total} in {section} could not be read "
+        result.warn(Warn.listings_unreadable, f"{_numbered(unreadable)} of {total} in {section} could not be read "
                                 f"(no {missing}): skipped")
     if incomplete:
-        result.warn(INCOMPLETE, f"{_numbered(incomplete)} of {total} in {section} lack {lacking}")
+        result.warn(Warn.listings_incomplete, f"{_numbered(incomplete)} of {total} in {section} lack {lacking}")
 
 
 def _numbered(numbers: Sequence[int]) -> str:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing t
 
 from pubharvest.errors import LayoutChanged, Truncated
 
-from .listings import INCOMPLETE, check_listings, distinct
+from .listings import check_listings, distinct
 from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
 from .site import SiteInfo
@@ -46,6 +46,7 @@ from .text import (
     split_names,
     title_key,
 )
+from .warning_codes import Warn
 
 __all__ = ["SITE", "sniff", "parse"]
 
@@ -225,8 +226,8 @@ def _year_checked(papers: list[Publication], result: PageResult) -> list[Publica
 def _check_year_facet(pub: Publication, result: PageResult) -> None:
     dated = find_year(pub.date)
     if dated and pub.facets.years and dated not in pub.facets.years:
-        result.warn("year_group_mismatch", f"{pub.title!r} is dated {pub.date} but listed under "
-                                           f"{', '.join(map(str, pub.facets.years))}")
+        result.warn(Warn.year_group_mismatch, f"{pub.title!r} is dated {pub.date} but listed under "
+                                              f"{', '.join(map(str, pub.facets.years))}")
 
 
 # --- HTML: people publications page -----------------------------------------------------------
@@ -236,8 +237,8 @@ def _page_url(sel: Selector, doc: Document, result: PageResult, pattern: re.Patt
     (``pattern``): the ids taken from it are then missing."""
     url = clean_or_none(sel.css('link[rel="canonical"]::attr(href)').get()) or doc.url
     if not pattern.search(url or ""):
-        result.warn("url_missing", f"the page states no {SITE.title} URL of its kind (link rel=canonical; got "
-                                   f"{url!r}): its MSR id is missing")
+        result.warn(Warn.url_missing, f"the page states no {SITE.title} URL of its kind (link rel=canonical; got "
+                                      f"{url!r}): its MSR id is missing")
     return url
 
 
@@ -255,7 +256,7 @@ def _refuse_cut_pages(doc: Document, result: PageResult) -> None:
     if "</main>" not in tail:
         raise Truncated("the page stops before its end (no </html>), inside its main content: "
                         "publications may be missing; save the page again")
-    result.warn("truncated", "the page stops after its main content (no </html>); the records are complete")
+    result.warn(Warn.truncated, "the page stops after its main content (no </html>); the records are complete")
 
 
 def _people_page(doc: Document) -> PageResult:
@@ -278,7 +279,7 @@ def _people_page(doc: Document) -> PageResult:
     result.publications = [_finish(pub) for pub in _year_checked(_listings(cards, url, groups, result), result)]
     _check_groupings(result)
     if result.profile and not result.profile.name:
-        result.warn("name_missing", "the people page has no h1 with the person's name")
+        result.warn(Warn.name_missing, "the people page has no h1 with the person's name")
     return result
 
 
@@ -465,7 +466,7 @@ def _check_groupings(result: PageResult) -> None:
         missing = [pub.title for pub in result.publications if not getattr(pub.facets, facet)]
         if missing:
             shown = "; ".join(repr(title) for title in missing[:5]) + (" …" if len(missing) > 5 else "")
-            result.warn("groupings_disagree", f"{len(missing)} paper(s) are not listed under any {name}: {shown}")
+            result.warn(Warn.groupings_disagree, f"{len(missing)} paper(s) are not listed under any {name}: {shown}")
 
 
 def _person(sel: Selector, url: str | None) -> Profile:
@@ -599,10 +600,10 @@ def _group(ident: str, heading: Any, result: PageResult) -> tuple[str | None, st
     label = _element_text(heading) if heading is not None and (not targets or ident in targets) else ""
     if not label:
         label = value.rpartition("-")[2]
-        result.warn("group_heading_missing", f"group {ident!r} has no h4 heading of its own: labelled {label!r}")
+        result.warn(Warn.group_heading_missing, f"group {ident!r} has no h4 heading of its own: labelled {label!r}")
     facet = next((f for f, word in zip(_FACETS, ("year", "area", "type")) if word in facet_name), None)
     if facet is None:
-        result.warn("unknown_grouping", f"an accordion group {facet_name!r} that is not by year, area or type")
+        result.warn(Warn.unknown_grouping, f"an accordion group {facet_name!r} that is not by year, area or type")
     if facet == "years":
         year = find_year(label) or find_year(value)
         if year is None:
@@ -635,7 +636,7 @@ def _publication_page(doc: Document) -> PageResult:
     paragraphs = [_text(p) for p in main.css(".excerpt p")]
     pub.summary = "\n\n".join(p for p in paragraphs if p) or None
     if not main.css(".excerpt"):
-        result.warn("summary_missing", "the publication page has no abstract block (.excerpt)")
+        result.warn(Warn.summary_missing, "the publication page has no abstract block (.excerpt)")
     aside = main.css("aside")
     pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _from_meta(
         from_meta, "research areas", _meta_all(sel, "research-area"))
@@ -645,8 +646,8 @@ def _publication_page(doc: Document) -> PageResult:
     hrefs = " ".join(link.url for link in pub.links)
     pub.ids.arxiv, pub.ids.doi = find_arxiv_id(hrefs), find_doi(hrefs)
     if from_meta:
-        result.warn("meta_fallback", f"the page's markup has no {', '.join(from_meta)}: read from its meta tags "
-                                     "(without author links, the external link or month-precise dates)")
+        result.warn(Warn.meta_fallback, f"the page's markup has no {', '.join(from_meta)}: read from its meta tags "
+                                        "(without author links, the external link or month-precise dates)")
     result.publications = [_finish(pub)]
     return result
 
@@ -717,8 +718,8 @@ def _saved_text(doc: Document) -> PageResult:
     if not numbers["types"]:  # every paper has a type, so a whole page always ends with that section
         raise Truncated("the saved text stops before its 'by type' groups: save the page again")
     if numbers["research_areas"] or numbers["types"]:
-        result.warn("group_names_lost", "the saved text lost the research-area and type group headings: "
-                                        "those facets are numbered groups (#1, #2, ...) in page order")
+        result.warn(Warn.group_names_lost, "the saved text lost the research-area and type group headings: "
+                                           "those facets are numbered groups (#1, #2, ...) in page order")
     result.publications = [_finish(pub) for pub in _distinct(listings, result)]
     if not result.publications:
         raise LayoutChanged("a saved MSR people page without publication items")
@@ -789,12 +790,13 @@ def _faceted_search(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="publication_list")
     listings = [pub for pub in map(_post, posts) if pub]
     if len(listings) < len(posts):
-        result.warn("post_without_title", f"{len(posts) - len(listings)} post(s) without a title were skipped")
+        result.warn(Warn.post_without_title, f"{len(posts) - len(listings)} post(s) without a title were skipped")
     check_listings(result, "the posts", len(posts), [n for n, post in enumerate(posts, 1) if not _post_title(post)],
                    "data.post_title")
     gaps = [f"post {n} lacks {', '.join(lacks)}" for n, post in enumerate(posts, 1) if (lacks := _post_gaps(post))]
     if gaps:
-        result.warn(INCOMPLETE, "; ".join(gaps[:10]) + (f"; and {len(gaps) - 10} more" if len(gaps) > 10 else ""))
+        more = f"; and {len(gaps) - 10} more" if len(gaps) > 10 else ""
+        result.warn(Warn.listings_incomplete, "; ".join(gaps[:10]) + more)
     for pub in listings:
         _drop_flag(pub)
     result.publications = [_finish(pub) for pub in _distinct(listings, result)]

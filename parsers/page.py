@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated
 
 from .records import PageWarning
+from .warning_codes import Warn
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -340,7 +341,7 @@ def _as_utf8(raw: bytes, label: str | None, codec: str | None) -> Decoded | None
         decoded = Decoded(text, "utf-8", exact_utf8=True)
     if label is None or codec == "utf-8" or raw.isascii():
         return decoded
-    mismatch = ("charset_mismatch", f"the page declares charset {label} but its bytes are UTF-8: read as UTF-8")
+    mismatch = (Warn.charset_mismatch.name, f"the page declares charset {label} but its bytes are UTF-8: read as UTF-8")
     return Decoded(decoded.text, "utf-8", (mismatch, *decoded.warnings), decoded.exact_utf8)
 
 
@@ -356,13 +357,14 @@ def _as_windows_1252(raw: bytes, label: str | None, codec: str | None) -> Decode
     """The last resort, as browsers have it: windows-1252 (no detector: its guesses vary with what is installed)."""
     decoded = _decoded_with(raw, "cp1252", "windows-1252")
     if label is None:
-        doubt = ("charset_guessed", "the page declares no charset and its bytes are not UTF-8: read as windows-1252")
+        doubt = (Warn.charset_guessed.name,
+                 "the page declares no charset and its bytes are not UTF-8: read as windows-1252")
     elif codec is None:
-        doubt = ("charset_guessed", f"the page declares charset {label}, which is no known text encoding, and "
-                                    "its bytes are not UTF-8: read as windows-1252")
+        doubt = (Warn.charset_guessed.name, f"the page declares charset {label}, which is no known text encoding, "
+                                            "and its bytes are not UTF-8: read as windows-1252")
     else:
-        doubt = ("charset_mismatch", f"the page declares charset {label} but its bytes are neither that nor "
-                                     "UTF-8: read as windows-1252")
+        doubt = (Warn.charset_mismatch.name, f"the page declares charset {label} but its bytes are neither that nor "
+                                             "UTF-8: read as windows-1252")
     return Decoded(decoded.text, decoded.encoding, (doubt, *decoded.warnings))
 
 
@@ -376,7 +378,7 @@ def _decoded_with(raw: bytes, codec: str, name: str) -> Decoded:
     invalid = len(text) - len(raw.decode(codec, "ignore"))  # both handlers are given the same byte ranges
     count = f"{invalid} byte is" if invalid == 1 else f"{invalid} bytes are"
     message = f"{count} not {name.upper()} (the first at offset {first}): read as U+FFFD"
-    return Decoded(text, name, (("invalid_bytes", message),), invalid=invalid)
+    return Decoded(text, name, ((Warn.invalid_bytes.name, message),), invalid=invalid)
 
 
 def _fffd_per_byte(error: UnicodeError) -> tuple[str, int]:

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .warning_codes import Warn, codes
+
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
     "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
@@ -256,9 +258,9 @@ class PageResult(_Record):
     search: SearchInfo | None = None  # search results pages: the query, the total, the next page
     profiles: list[Profile] = []  # search pages: the profiles listed (stubs: name, ids, affiliation, ...)
 
-    def warn(self, code: str, message: str) -> None:
-        """Record something odd that was still parsed."""
-        self.warnings.append(PageWarning(code=code, message=message))
+    def warn(self, code: Warn, message: str) -> None:
+        """Record something odd that was still parsed (``code`` from the catalogue, ``warning_codes.Warn``)."""
+        self.warnings.append(PageWarning(code=code.name, message=message))
 
     def __post_init__(self) -> None:  # msgspec runs it on decoding too, and reports the error as invalid data
         sites = registered_sites()
@@ -327,11 +329,15 @@ def from_json(data: bytes | str) -> PageResult:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of ``PageResult`` and every record inside it; ``site`` names the registered sites.
+    """The JSON Schema of ``PageResult`` and every record inside it; ``site`` names the registered sites,
+    a warning's ``code`` the catalogue's codes.
 
     >>> json_schema()["$defs"]["PageResult"]["properties"]["site"]
     {'enum': ['elamur', 'msr', 'scholar']}
+    >>> json_schema()["$defs"]["PageWarning"]["properties"]["code"]["enum"][:3]
+    ['charset_guessed', 'charset_mismatch', 'truncated']
     """
     schema = msgspec.json.schema(PageResult)
     schema["$defs"]["PageResult"]["properties"]["site"] = {"enum": sorted(registered_sites())}
+    schema["$defs"]["PageWarning"]["properties"]["code"] = {"enum": codes()}
     return schema

@@ -29,15 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from pubharvest.parsers.records import Metrics, PageResult, PageWarning, Profile, Publication, YearCitations
+from pubharvest.parsers.warning_codes import Warn
 
 from .merge import MergeResult, Paper, merge
 from .output import _Writer
 
 # Warnings about the publication list itself: shown above the papers' table, where they matter.
-LIST_WARNINGS = frozenset({
-    "partial", "truncated", "rows_unreadable", "row_count", "count_mismatch", "duplicate_rows", "shrunk",
-    "past_end", "unsplit_row", "title_looks_like_authors", "title_may_hold_venue", "post_without_title",
-})
+LIST_WARNINGS = frozenset(code.name for code in (
+    Warn.partial, Warn.truncated, Warn.rows_unreadable, Warn.row_count, Warn.count_mismatch, Warn.duplicate_rows,
+    Warn.shrunk, Warn.past_end, Warn.unsplit_row, Warn.title_looks_like_authors, Warn.title_may_hold_venue,
+    Warn.post_without_title,
+))
 METRIC_LABELS = {
     "citations": "Citations", "citations_since": "Citations since", "h_index": "h-index",
     "h_index_since": "h-index since", "i10_index": "i10-index", "i10_index_since": "i10-index since",

@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import msgspec
 
 from pubharvest.errors import Blocked, JobError, ParseError, PubharvestError
+from pubharvest.parsers.warning_codes import Warn, lacks_part
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult, Publication
@@ -170,12 +171,13 @@ class Scholar(Site):
         merged = msgspec.structs.replace(pages[0], publications=[], warnings=warnings)
         merged.publications = distinct([pub for page in pages for pub in page.publications], merged)
         if repeat is not None:
-            merged.warn("partial", f"paging stopped: page {repeat + 1} repeats the rows of page {repeat} (same ids), "
-                                   "so the server ignores cstart or always offers \"Show more\"; the record holds "
-                                   f"the {len(merged.publications)} rows of the first {repeat} page(s)")
+            merged.warn(Warn.partial,
+                        f"paging stopped: page {repeat + 1} repeats the rows of page {repeat} (same ids), "
+                        "so the server ignores cstart or always offers \"Show more\"; the record holds "
+                        f"the {len(merged.publications)} rows of the first {repeat} page(s)")
         elif is_partial(pages[-1]):
-            merged.warn("partial", f"the record holds the first {len(merged.publications)} rows of a longer list "
-                                   f"({len(pages)} page(s) fetched): the next page could not be fetched")
+            merged.warn(Warn.partial, f"the record holds the first {len(merged.publications)} rows of a longer list "
+                                      f"({len(pages)} page(s) fetched): the next page could not be fetched")
         return merged
 
 
@@ -191,7 +193,7 @@ def complete_record(record: PageResult, extra: list[PageResult]) -> None:
     (matched by id), the co-authors by the full list; a part that could not be had is a warning."""
     by_id = {pub.ids.scholar: pub for pub in record.publications if pub.ids.scholar}
     for page in extra:
-        record.warnings += [w for w in page.warnings if w.code.endswith("_missing") and w not in record.warnings]
+        record.warnings += [w for w in page.warnings if lacks_part(w.code) and w not in record.warnings]
         if page.page == "coauthors" and page.profile and record.profile:
             record.profile.coauthors = page.profile.coauthors
             record.warnings = [w for w in record.warnings if w.code != "coauthors_partial"]
@@ -224,11 +226,11 @@ def missing_part(site: str, url: str, error: PubharvestError) -> PageResult:
 
     if "list_colleagues" in url:
         result = PageResult(site=site, page="coauthors", url=url)
-        result.warn("coauthors_missing", f"the full co-author list could not be had: {error.code}: {error.message}")
+        result.warn(Warn.coauthors_missing, f"the full co-author list could not be had: {error.code}: {error.message}")
     else:
         result = PageResult(site=site, page="publication", url=url)
-        result.warn("details_missing", f"a paper's own page (its full authors and citations per year) could not be "
-                                       f"had: {error.code}: {error.message}")
+        result.warn(Warn.details_missing, f"a paper's own page (its full authors and citations per year) could not be "
+                                          f"had: {error.code}: {error.message}")
     return result
 
 

@@ -11,6 +11,7 @@ from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, lines_without_when, records, scrape, write_job
 
 from pubharvest.cli import main
+from pubharvest.parsers.warning_codes import Warn
 
 # Google's rules for /citations (its robots.txt): profiles are allowed, every other view_op is not.
 GOOGLE_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\nDisallow: /citations?*cstart=\n"
@@ -122,7 +123,7 @@ def test_a_papers_page_replaces_the_rows_cut_values_and_their_flags() -> None:
     row = Publication(title="Decentralized applications", authors=["W Cai", "Z Wang"], authors_truncated=True,
                       venue="IEEE acc", venue_truncated=True, ids=PublicationIds(scholar="U:P"))
     listing = PageResult(site="scholar", page="profile", profile=Profile(ids=Ids(scholar="U")), publications=[row])
-    listing.warn("coauthors_partial", "more behind View all")
+    listing.warn(Warn.coauthors_partial, "more behind View all")
     detail = PageResult(site="scholar", page="publication", publications=[Publication(
         title="Decentralized applications: The blockchain-empowered software system", authors=["Wei Cai", "Zehua Wang"],
         venue="IEEE access 6, 53019-53033", date="2018-09-16", ids=PublicationIds(scholar="U:P"))])

@@ -1,6 +1,6 @@
 """Every module's doctests, run through the module's installed name (``pubharvest.parsers.scholar``).
 
-pytest's ``--doctest-modules`` would import ``parsers/scholar.py`` under a name of its own, a
+pytest's ``--doctest-modules`` would import ``parsers/scholar/__init__.py`` under a name of its own, a
 second copy of the module beside the installed one; here each module is imported once, as users
 import it. The Scrapy engine's modules need the ``scrapy`` extra and are left out without it.
 """

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from ..records import PageResult
 from ..site import SiteInfo
 from ..text import clean
+from ..warning_codes import Warn
 
 SITE = SiteInfo(
     name="elamur", title="Elamur Research", base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
@@ -173,10 +174,10 @@ def section_titled(sections: list[Section], title: str) -> Section | None:
 def check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
     """Warn when a count the page states differs from the number of items it lists."""
     if stated is not None and stated != found:
-        result.warn("count_mismatch", f"the page says {stated} {what} but lists {found}")
+        result.warn(Warn.count_mismatch, f"the page says {stated} {what} but lists {found}")
 
 
 def known_sections(sections: list[Section], result: PageResult) -> None:
     for sec in sections[1:]:
         if sec.title not in SECTIONS:
-            result.warn("unknown_section", f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")
+            result.warn(Warn.unknown_section, f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")

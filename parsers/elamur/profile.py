@@ -9,6 +9,7 @@ from pubharvest.errors import LayoutChanged
 
 from ..records import Affiliation, Coauthor, Ids, Link, Metrics, PageResult, Profile, Topic, YearWorks
 from ..text import clean, to_int
+from ..warning_codes import Warn
 from ._base import (
     HTML_HOST,
     MARKDOWN_HOST,
@@ -55,7 +56,8 @@ def read_profile(meta: dict[str, str], url: str, sections: list[Section], result
         found.affiliations = _affiliations(affiliations_sec, result)
         stated = _snapshot_date(affiliations_sec.text)
         if stated and found.snapshot_date and stated != found.snapshot_date:
-            result.warn("dates_differ", f"affiliations are from OpenAlex {stated}, metrics from {found.snapshot_date}")
+            result.warn(Warn.dates_differ,
+                        f"affiliations are from OpenAlex {stated}, metrics from {found.snapshot_date}")
     fields_sec = section_titled(sections, "Fields, topics and concepts")
     if fields_sec:
         found.topics = _topics(fields_sec, result)
@@ -97,7 +99,7 @@ def _profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResu
         elif m := re.match(r"https://www\.wikidata\.org/wiki/(Q\d+)\Z", href):
             ids.wikidata = m.group(1)
     if len(openalex) > 1:
-        result.warn("ids_disagree", f"the OpenAlex links name different authors: {', '.join(sorted(openalex))}")
+        result.warn(Warn.ids_disagree, f"the OpenAlex links name different authors: {', '.join(sorted(openalex))}")
     if ids.openalex is None and len(openalex) == 1:
         ids.openalex = openalex.pop()
     return ids
@@ -133,8 +135,8 @@ def _metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result
             if found.library_citations is None:
                 found.library_citations = to_int(m.group(1))
             elif to_int(m.group(1)) != found.library_citations:
-                result.warn("count_mismatch", f"cited {found.library_citations} times in the head, "
-                                              f"{m.group(1)} in 'Cited by'")
+                result.warn(Warn.count_mismatch, f"cited {found.library_citations} times in the head, "
+                                                 f"{m.group(1)} in 'Cited by'")
         if m := re.search(r"of the ([\d,]+) papers whose bibliographies we read", text):
             found.library_papers_read = to_int(m.group(1))
         if m := re.search(r"([\d,]+) citing papers? with a page", text):
@@ -182,12 +184,12 @@ def _affiliation(href: str, runs: list[Run], result: PageResult) -> Affiliation:
     found = Affiliation(name=name, kind=_AFFILIATION_KINDS.get(marker), url=href,
                         current=any(run.em and clean(run.text) == "current" for run in runs))
     if marker and marker not in _AFFILIATION_KINDS:
-        result.warn("unknown_marker", f"affiliation {name!r} has the unknown kind marker {marker!r}")
+        result.warn(Warn.unknown_marker, f"affiliation {name!r} has the unknown kind marker {marker!r}")
     match = re.fullmatch(
         r"(?:(?:(?P<city>[^·]+?) · )?(?P<country>[^·]+?) )?(?P<start>\d{4})(?:–(?P<end>\d{4}))?"
         r"(?: · (?P<papers>[\d,]+) papers?)?", rest)
     if not match:
-        result.warn("affiliation_unparsed", f"could not read place and years of affiliation {name!r}: {rest!r}")
+        result.warn(Warn.affiliation_unparsed, f"could not read place and years of affiliation {name!r}: {rest!r}")
         return found
     found.city, found.country = match["city"], match["country"]
     found.start_year = int(match["start"])

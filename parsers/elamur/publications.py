@@ -13,6 +13,7 @@ from pubharvest.errors import LayoutChanged
 from ..listings import check_listings, distinct
 from ..records import PageResult, Profile, Publication, PublicationIds
 from ..text import clean, clean_or_none, find_arxiv_id, split_names, to_int
+from ..warning_codes import Warn
 from ._base import Block, Item, Run, Section, check_count, joined, links_of, section_titled
 
 # Parts of a list item, read once per item.
@@ -211,5 +212,5 @@ def split_title(bold: str, known_title: str | None, venues: list[str],
         if bold.endswith(" " + venue):
             return bold[: -len(venue) - 1], venue, arxiv
     if arxiv is None and result is not None:
-        result.warn("title_may_hold_venue", f"no known title or venue to split from {bold!r}")
+        result.warn(Warn.title_may_hold_venue, f"no known title or venue to split from {bold!r}")
     return bold, None, arxiv

@@ -14,6 +14,7 @@ from pubharvest.errors import LayoutChanged
 from ..page import Document, html_selector
 from ..records import Coauthor, Ids, PageResult, Profile
 from ..text import absolute_url, clean, leading_int
+from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     SITE,
@@ -69,14 +70,14 @@ def parse_coauthors(doc: Document) -> PageResult:
     owner.coauthors = coauthors
     result.profile = owner
     if len(coauthors) < len(cards) or len(linked - {owner.ids.scholar}) > len(coauthors):
-        result.warn("coauthors_unreadable", f"the page shows {max(len(cards), len(linked))} co-authors, "
-                                            f"{len(coauthors)} were read")
+        result.warn(Warn.coauthors_unreadable, f"the page shows {max(len(cards), len(linked))} co-authors, "
+                                               f"{len(coauthors)} were read")
     unread = [number for number, card in enumerate(cards, 1) if "unread" in card]
     if unread:
-        result.warn("coauthors_unreadable", f"{row_numbers(unread).replace('row', 'card')} of {len(cards)} hold "
-                                            "text that no part pubharvest knows reads (a renamed class?)")
+        result.warn(Warn.coauthors_unreadable, f"{row_numbers(unread).replace('row', 'card')} of {len(cards)} hold "
+                                               "text that no part pubharvest knows reads (a renamed class?)")
     if "gsc_ccl" in parts and not owner.name:
-        result.warn("coauthors_unreadable", "no link naming the profile (#gsc_lnv_ui): the owner's name is null")
+        result.warn(Warn.coauthors_unreadable, "no link naming the profile (#gsc_lnv_ui): the owner's name is null")
     return result
 
 

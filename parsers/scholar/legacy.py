@@ -15,6 +15,7 @@ from pubharvest.errors import LayoutChanged
 from ..page import Document
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, to_int
+from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     HEAD_LINKS,
@@ -80,8 +81,8 @@ def parse_legacy_profile(doc: Document) -> PageResult:
     _check_legacy_rows(root, rows, result)
     _check_legacy_parts(doc, found, rows, result)
     if doc.contains("view_op=list_colleagues"):
-        result.warn("coauthors_partial", "the page shows only the first co-authors; the full list is "
-                                         "behind its link (view_op=list_colleagues)")
+        result.warn(Warn.coauthors_partial, "the page shows only the first co-authors; the full list is "
+                                            "behind its link (view_op=list_colleagues)")
     return result
 
 
@@ -149,7 +150,7 @@ def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Ele
         missing.append(f"co-authors (a.cit-dark-link[title]): the page links {len(linked)} other profiles, "
                        f"{len(profile.coauthors)} were read")
     if missing:
-        result.warn("profile_unreadable", "could not read " + "; ".join(missing))
+        result.warn(Warn.profile_unreadable, "could not read " + "; ".join(missing))
     unread: dict[str, list[int]] = {}
     for number, row in enumerate(rows, 1):
         cells = {cell.get("id") for cell in row}
@@ -161,7 +162,7 @@ def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Ele
         if title is not None and not any("cit-gray" in class_names(span) for span in title.iter("span")):
             unread.setdefault("authors line (span.cit-gray)", []).append(number)
     for what, numbers in unread.items():
-        result.warn("rows_unreadable", f"{row_numbers(numbers)} of {len(rows)}: no {what}; that field is null")
+        result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {len(rows)}: no {what}; that field is null")
 
 
 def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -> None:
@@ -170,17 +171,17 @@ def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -
     ranges = (_LEGACY_RANGE.match(element_text(s)) for s in as_elements(_LEGACY_PAGER(root)))
     stated = next((m for m in ranges if m), None)
     if stated is None:
-        result.warn("profile_unreadable", "the page states no row range: the number of rows read cannot be checked")
+        result.warn(Warn.profile_unreadable, "the page states no row range: the number of rows read cannot be checked")
     else:
         first, last = int(stated.group(1)), int(stated.group(2))
         if not rows:
             raise LayoutChanged(f"the page says it shows rows {first}–{last} but no row (tr.cit-table.item) was found")
         if len(rows) != last - first + 1:
-            result.warn("row_count", f"the page says it shows rows {first}–{last} but {len(rows)} rows were read")
+            result.warn(Warn.row_count, f"the page says it shows rows {first}–{last} but {len(rows)} rows were read")
     if rows and not any(pub.title for pub in result.publications):
         raise LayoutChanged(f"none of the {len(rows)} rows (tr.cit-table.item) has a title link")
     pager = as_elements(_LEGACY_PAGER(root))
     form = pager[0].getparent() if pager else None
     if form is not None and any("cstart=" in (a.get("href") or "") for a in form.iter("a")):
-        result.warn("partial", f"the page holds rows {stated.group(1)}–{stated.group(2)} of a longer list; "
-                               "fetch the rest with cstart/pagesize" if stated else "the page links a next page")
+        result.warn(Warn.partial, f"the page holds rows {stated.group(1)}–{stated.group(2)} of a longer list; "
+                                  "fetch the rest with cstart/pagesize" if stated else "the page links a next page")

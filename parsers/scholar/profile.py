@@ -13,6 +13,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
 from ..text import absolute_url, clean, find_year, leading_int, to_int
+from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     HEAD_LINKS,
@@ -54,7 +55,7 @@ def parse_profile(doc: Document) -> PageResult:
         raise LayoutChanged("a Scholar profile without its publication table (#gsc_a_t)")
     result = PageResult(site=SITE.name, page="profile", url=url)
     if cut:
-        result.warn("truncated", "the page stops after its publication table; what came later was not saved")
+        result.warn(Warn.truncated, "the page stops after its publication table; what came later was not saved")
     result.profile = _profile(parts, url)
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
@@ -64,8 +65,8 @@ def parse_profile(doc: Document) -> PageResult:
     _check_profile_parts(parts, doc, result.profile, result)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
-        result.warn("coauthors_partial", "the sidebar shows only the first co-authors; the full list is "
-                                         "behind \"View all\" (view_op=list_colleagues)")
+        result.warn(Warn.coauthors_partial, "the sidebar shows only the first co-authors; the full list is "
+                                            "behind \"View all\" (view_op=list_colleagues)")
     return result
 
 
@@ -233,8 +234,8 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
     if button is not None and button.get("disabled") is None:
         first_last = re.findall(r"\d+", text_of(parts.get("gsc_a_nn")) or "")
         span = f"rows {first_last[0]}–{first_last[-1]}" if first_last else f"{len(result.publications)} rows"
-        result.warn("partial", f"the page holds {span} of a longer list (\"Show more\" is enabled); "
-                               "fetch the rest with cstart/pagesize")
+        result.warn(Warn.partial, f"the page holds {span} of a longer list (\"Show more\" is enabled); "
+                                  "fetch the rest with cstart/pagesize")
 
 
 # A renamed class must not give a hollow record: each check below compares what the page states
@@ -256,8 +257,8 @@ def _check_row_range(stated: tuple[int, int] | None, rows: int, articles: int, r
     when the count differs; ``profile_unreadable`` when a page with rows states no range."""
     if stated is None:
         if articles:
-            result.warn("profile_unreadable", "the page states no row range (#gsc_a_nn): the number of rows "
-                                              "read cannot be checked")
+            result.warn(Warn.profile_unreadable, "the page states no row range (#gsc_a_nn): the number of rows "
+                                                 "read cannot be checked")
         return
     first, last = stated
     want = last - first + 1
@@ -265,8 +266,8 @@ def _check_row_range(stated: tuple[int, int] | None, rows: int, articles: int, r
         raise LayoutChanged(f"the page says it shows rows {first}–{last} (#gsc_a_nn) but no publication row "
                             "(#gsc_a_b > tr.gsc_a_tr) was found")
     if articles != want:
-        result.warn("row_count", f"the page says it shows rows {first}–{last} (#gsc_a_nn) but {articles} "
-                                 "publication rows were read")
+        result.warn(Warn.row_count, f"the page says it shows rows {first}–{last} (#gsc_a_nn) but {articles} "
+                                    "publication rows were read")
 
 
 _REQUIRED_PARTS = {"gsc_prf_i": "the header's details", "gsc_prf_ivh": "the e-mail line",
@@ -300,7 +301,7 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         missing.append(f"co-authors (#gsc_rsb_co .gsc_rsb_a_desc): the page links {len(linked)} other profiles, "
                        f"{len(profile.coauthors)} were read")
     if missing:
-        result.warn("profile_unreadable", "could not read " + "; ".join(missing))
+        result.warn(Warn.profile_unreadable, "could not read " + "; ".join(missing))
 
 
 def _unread_histogram(parts: dict[str, Element], profile: Profile) -> list[str]:

@@ -18,6 +18,7 @@ from pubharvest.errors import LayoutChanged
 from ..page import Document
 from ..records import Ids, Link, PageResult, Profile, Publication, YearCitations
 from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, split_names, to_int
+from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     SITE,
@@ -85,8 +86,8 @@ def parse_publication(doc: Document) -> PageResult:
     if not pub.title:
         raise LayoutChanged("a Scholar publication page without its title (#gsc_oci_title)")
     if heading is None:
-        result.warn("publication_unreadable", "no title heading (#gsc_oci_title): the title is the page's "
-                                              "og:title or its cluster's")
+        result.warn(Warn.publication_unreadable, "no title heading (#gsc_oci_title): the title is the page's "
+                                                 "og:title or its cluster's")
     pub.ids.scholar = _publication_id(parts, doc)
     pub.url = doc.url or (f"{SITE.base_url}/citations?view_op=view_citation&hl=en&citation_for_view={pub.ids.scholar}"
                           if pub.ids.scholar else None)
@@ -95,14 +96,14 @@ def parse_publication(doc: Document) -> PageResult:
     result.publications = [pub]
     result.profile = _page_owner(parts.get("gsc_sb_ui"), pub.ids.scholar)
     if not legacy and "gsc_sb_ui" not in parts:
-        result.warn("publication_unreadable", "no sidebar naming the profile (#gsc_sb_ui): the record's profile "
-                                              "is the id of the paper's UID:PUBID alone")
+        result.warn(Warn.publication_unreadable, "no sidebar naming the profile (#gsc_sb_ui): the record's profile "
+                                                 "is the id of the paper's UID:PUBID alone")
     if not any(link.kind not in ("publisher", "related") for link in pub.links) and _FULL_TEXT_MARK.search(doc.text):
-        result.warn("publication_unreadable", "the page marks a full-text link ([PDF], [HTML]) beside the title "
-                                              "that was not read (#gsc_oci_title_gg)")
+        result.warn(Warn.publication_unreadable, "the page marks a full-text link ([PDF], [HTML]) beside the title "
+                                                 "that was not read (#gsc_oci_title_gg)")
     if legacy:
-        result.warn("legacy_layout", "a pre-2014 publication page: its citations per year are a chart image "
-                                     "with scaled bars, not read")
+        result.warn(Warn.legacy_layout, "a pre-2014 publication page: its citations per year are a chart image "
+                                        "with scaled bars, not read")
     return result
 
 
@@ -199,8 +200,8 @@ def _fill_fields(pub: Publication, fields: list[_Field], result: PageResult) -> 
         elif key and key != "chart":
             values.setdefault(key, clean(element_text(field["value"])))
     if guessed:
-        result.warn("fields_by_shape", "labels pubharvest does not know (not hl=en?); fields read by their place "
-                                       "and shape: " + ", ".join(guessed))
+        result.warn(Warn.fields_by_shape, "labels pubharvest does not know (not hl=en?); fields read by their place "
+                                          "and shape: " + ", ".join(guessed))
     _fill_bibliographic(pub, values, result)
 
 
@@ -238,7 +239,7 @@ def _field_by_shape(text: str, seen: dict[str, str], first: bool) -> str | None:
 def _fill_bibliographic(pub: Publication, values: dict[str, str], result: PageResult) -> None:
     pub.authors, pub.authors_truncated = split_names(values.get("authors"))
     if not pub.authors:
-        result.warn("publication_unreadable", "no author list (the first field of #gsc_oci_table) was read")
+        result.warn(Warn.publication_unreadable, "no author list (the first field of #gsc_oci_table) was read")
     pub.date, pub.year = _iso_scholar_date(values.get("date"))
     pub.volume, pub.issue, pub.pages = values.get("volume"), values.get("issue"), values.get("pages")
     pub.publisher = values.get("publisher")
@@ -302,7 +303,7 @@ def _fill_citation_fields(pub: Publication, value: Element, key: str, result: Pa
     if key == "citations":
         pub.citations_by_year = _publication_histogram(value, result)
         if pub.citations is None:
-            result.warn("publication_unreadable", "the total citations field holds no count (a.cites= link)")
+            result.warn(Warn.publication_unreadable, "the total citations field holds no count (a.cites= link)")
 
 
 def _bar_link_year(href: str) -> int | None:
@@ -335,8 +336,8 @@ def _publication_histogram(value: Element, result: PageResult) -> list[YearCitat
     linked = sum(1 for a in value.iter("a") if "as_yhi=" in (a.get("href") or ""))
     unread += max(0, linked - len(counts) - unread)
     if unread:
-        result.warn("histogram_unreadable", f"{unread} bars of the citations chart (a.gsc_oci_g_a, each linking "
-                                            "its year) were not read; left out")
+        result.warn(Warn.histogram_unreadable, f"{unread} bars of the citations chart (a.gsc_oci_g_a, each linking "
+                                               "its year) were not read; left out")
     axis = years + list(counts)
     if not axis:
         return []

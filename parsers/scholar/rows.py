@@ -17,6 +17,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, to_int
+from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
 
 _PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?"
@@ -48,7 +49,7 @@ def warn_if_past_end(rows: int, articles: int, result: PageResult, url: str | No
         return
     cited = bool(result.profile and result.profile.metrics.citations)
     if fragment or cited or int(query_value(url, "cstart") or 0) > 0:
-        result.warn("past_end", "the page holds no rows: it starts past the profile's last row (cstart too large)")
+        result.warn(Warn.past_end, "the page holds no rows: it starts past the profile's last row (cstart too large)")
 
 
 # --- publication rows -----------------------------------------------------------------------
@@ -92,12 +93,12 @@ class _RowReader:
         """The publications, once the checks' warnings are on ``result``."""
         found, count = self.publications, len(self.publications)
         for number in self._odd_titles:
-            result.warn("title_looks_like_authors",
+            result.warn(Warn.title_looks_like_authors,
                         f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
         if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
             raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
         for field, numbers in self._unread.items():
-            result.warn("rows_unreadable", f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
+            result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
         _warn_if_repeated(found, result)
         return found
 
@@ -148,8 +149,8 @@ def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
         elif key:
             seen.add(key)
     if repeats:
-        result.warn("duplicate_rows", f"{row_numbers(repeats[:20])}{' …' if len(repeats) > 20 else ''} "
-                                      f"({len(repeats)} in all) repeat an earlier row's publication id")
+        result.warn(Warn.duplicate_rows, f"{row_numbers(repeats[:20])}{' …' if len(repeats) > 20 else ''} "
+                                         f"({len(repeats)} in all) repeat an earlier row's publication id")
 
 
 # What each row must hold: every row of every saved page has all four, even when empty.
@@ -397,6 +398,6 @@ def parse_rows_page(doc: Document) -> PageResult:
     result.publications = rows.finish(result)
     warn_if_past_end(rows.rows, len(rows.publications), result, doc.url, fragment=True)
     if more:
-        result.warn("partial", f"the payload says more rows follow these {rows.rows} (\"N\": true); "
-                               "fetch the next cstart")
+        result.warn(Warn.partial, f"the payload says more rows follow these {rows.rows} (\"N\": true); "
+                                  "fetch the next cstart")
     return result

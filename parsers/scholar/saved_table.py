@@ -8,6 +8,7 @@ import re
 from ..page import Document
 from ..records import Coauthor, PageResult, Profile, Publication
 from ..text import clean, clean_or_none, clean_title, is_initials, to_int
+from ..warning_codes import Warn
 from ._base import DOMAIN, SITE
 from .rows import NAME_WORD, fill_authors_and_venue
 
@@ -53,7 +54,7 @@ def parse_saved_table(doc: Document) -> PageResult:
     glued = [_coauthor_from_glued_text(line) for line in trailing]
     for line, coauthor in zip(trailing, glued):
         if coauthor is None:
-            result.warn("ignored_line", f"a line after the table is not a co-author: {line[:80]!r}")
+            result.warn(Warn.ignored_line, f"a line after the table is not a co-author: {line[:80]!r}")
     result.profile = Profile(coauthors=[c for c in glued if c is not None])
     return result
 
@@ -67,10 +68,10 @@ def _table_row_publication(row: re.Match[str], result: PageResult) -> Publicatio
         pub.flags.append("merged_citations")
     fill_authors_and_venue(pub, authors_text, venue)
     if not authors_text:
-        result.warn("unsplit_row", f"no author list found in row {len(result.publications) + 1}; "
-                                   "the whole cell is kept as the title")
+        result.warn(Warn.unsplit_row, f"no author list found in row {len(result.publications) + 1}; "
+                                      "the whole cell is kept as the title")
     if "title_looks_like_authors" in pub.flags:
-        result.warn("title_looks_like_authors",
+        result.warn(Warn.title_looks_like_authors,
                     f"row {len(result.publications) + 1}: the title looks like an author list: {pub.title!r}")
     return pub
 

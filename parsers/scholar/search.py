@@ -13,6 +13,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 from ..page import Document
 from ..records import Author, Ids, Link, Metrics, PageResult, Profile, Publication, SearchInfo
 from ..text import absolute_url, clean, clean_or_none, clean_title, leading_int, split_names, to_int
+from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     NUMBER,
@@ -81,7 +82,7 @@ def _check_cut(doc: Document, result: PageResult, read: int, after_list: tuple[s
         return
     if not any(doc.contains(marker) for marker in after_list):
         raise Truncated(f"the page stops before the end of its list (after {read} entries); save it again")
-    result.warn("truncated", "the page stops after its list; what came later was not saved")
+    result.warn(Warn.truncated, "the page stops after its list; what came later was not saved")
 
 
 def _result_blocks(listing: Element | None) -> tuple[list[Element], list[Element]]:
@@ -321,7 +322,7 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
         raise LayoutChanged(f"the markup holds {marked} result bodies (div.gs_ri) but no result block "
                             "(div.gs_r > div.gs_ri) was found")
     if marked != len(blocks):
-        result.warn("row_count", f"the markup holds {marked} result bodies (div.gs_ri), {len(blocks)} were read")
+        result.warn(Warn.row_count, f"the markup holds {marked} result bodies (div.gs_ri), {len(blocks)} were read")
     if not blocks and doc.contains('class="gs_rt"') and not result.profiles:
         raise LayoutChanged("the markup holds result titles (h3.gs_rt) but no result block (div.gs_r > div.gs_ri)")
     unread: dict[str, list[int]] = {}
@@ -329,31 +330,31 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
         for part in _unread_result_parts(parts, pub, strange):
             unread.setdefault(part, []).append(number)
     for part, numbers in unread.items():
-        result.warn("rows_unreadable", f"{row_numbers(numbers)} of {len(blocks)}: {part}")
+        result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {len(blocks)}: {part}")
     info = result.search
     total = info.total_results if info else None
     if total and not blocks:
         raise LayoutChanged(f"the page says it found {total} results but no result block (div.gs_r) was found")
     root = doc.selector.root
     if not blocks and doc.contains('id="gs_res_ccl"') and not as_elements(BY_ID(root, ids="gs_res_ccl_mid")):
-        result.warn("search_unreadable", "the page has no results list (#gs_res_ccl_mid): whether anything "
-                                         "matched is unknown")
+        result.warn(Warn.search_unreadable, "the page has no results list (#gs_res_ccl_mid): whether anything "
+                                            "matched is unknown")
     if blocks and not as_elements(BY_ID(root, ids="gs_ab_md")):
-        result.warn("search_unreadable", "the page has no result count line (#gs_ab_md): the total is unknown")
+        result.warn(Warn.search_unreadable, "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
         _check_page_bar(doc, info, result)
     if not result.profiles and any("view_op=search_authors" in (a.get("href") or "")
                                    for block in others for h3 in block.iter("h3") for a in h3.iter("a")):
-        result.warn("search_unreadable", "the page has a \"User profiles\" block (a link to view_op=search_authors) "
-                                         "but no profile (h4.gs_rt2 a) was read in it")
+        result.warn(Warn.search_unreadable, "the page has a \"User profiles\" block (a link to view_op=search_authors) "
+                                            "but no profile (h4.gs_rt2 a) was read in it")
     read_ids = {a.ids.scholar for pub in result.publications for a in pub.author_links} | {
         p.ids.scholar for p in result.profiles}
     linked = {user_id(href) for block in [*blocks, *others] for a in block.iter("a")
               if "user=" in (href := a.get("href") or "")} - {None}
     unread_ids = linked - read_ids
     if unread_ids:
-        result.warn("search_unreadable", f"the page links {len(unread_ids)} profiles that were not read "
-                                         "(div.gs_a a, h4.gs_rt2 a)")
+        result.warn(Warn.search_unreadable, f"the page links {len(unread_ids)} profiles that were not read "
+                                            "(div.gs_a a, h4.gs_rt2 a)")
 
 
 # The parts a result block and its body (div.gs_ri) are made of; any other child is a part the
@@ -390,14 +391,14 @@ def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None
         return
     root = doc.selector.root
     if info.page_number is None:
-        result.warn("search_unreadable", "the page links other result pages (start=) but its page bar "
-                                         "(#gs_n, .gs_ico_nav_current) could not be read")
+        result.warn(Warn.search_unreadable, "the page links other result pages (start=) but its page bar "
+                                            "(#gs_n, .gs_ico_nav_current) could not be read")
         return
     numbers = (to_int(element_text(a)) for a in as_elements(_SEARCH_PAGE_LINKS(root)))
     later = [n for n in numbers if n and n > info.page_number]
     if later and info.next_start is None:
-        result.warn("search_unreadable", f"the page bar links page {later[0]} but no \"Next\" link "
-                                         "(#gs_n .gs_ico_nav_next) was read")
+        result.warn(Warn.search_unreadable, f"the page bar links page {later[0]} but no \"Next\" link "
+                                            "(#gs_n .gs_ico_nav_next) was read")
 
 
 # --- the author search page -------------------------------------------------------------------
@@ -432,19 +433,19 @@ def parse_author_search(doc: Document) -> PageResult:
     if cards and len(unnamed) == len(cards):
         raise LayoutChanged(f"none of the {len(cards)} profile cards (div.gsc_1usr) has a name linking a profile")
     if unnamed:
-        result.warn("rows_unreadable", f"{row_numbers(unnamed)} of {len(cards)}: no name or user id")
+        result.warn(Warn.rows_unreadable, f"{row_numbers(unnamed)} of {len(cards)}: no name or user id")
     unread: dict[str, list[int]] = {}
     for number, card in enumerate(cards, 1):
         for part in _unread_card_parts(card):
             unread.setdefault(part, []).append(number)
     for part, numbers in unread.items():
-        result.warn("rows_unreadable", f"{row_numbers(numbers)} of {len(cards)}: {part}")
+        result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {len(cards)}: {part}")
     if next_url is None and doc.contains("after_author"):
-        result.warn("search_unreadable", "the page links a next page (after_author=) but no \"next\" button "
-                                         "(button.gsc_pgn_pnx) was read")
+        result.warn(Warn.search_unreadable, "the page links a next page (after_author=) but no \"next\" button "
+                                            "(button.gsc_pgn_pnx) was read")
     marked = doc.text.count('class="gsc_1usr')
     if marked != len(cards):
-        result.warn("row_count", f"the markup holds {marked} profile cards (gsc_1usr), {len(cards)} were read")
+        result.warn(Warn.row_count, f"the markup holds {marked} profile cards (gsc_1usr), {len(cards)} were read")
     if not cards and linked_user_ids(doc):
         raise LayoutChanged("the page links profiles but no profile card (#gsc_sa_ccl div.gsc_1usr) was found")
     _check_cut(doc, result, len(cards), ('class="gsc_pgn', 'id="gs_ftr"'))
