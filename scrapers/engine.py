@@ -31,6 +31,7 @@ from . import sites
 from .archive import ArchiveWriter, stamped
 from .blockwait import BlockMemory
 from .job import Job, Target
+from .journal import Status
 from .safety import redact_url
 
 # (run id, target, merged record) -> a warning that makes the target partial (the store's ``shrunk``), or None;
@@ -45,18 +46,17 @@ class LedgerLike(Protocol):
     run: str
 
     @property
-    def finished(self) -> dict[str, str]: ...
+    def finished(self) -> dict[str, Status]: ...
 
-    def commit(self, target: str, outcome: str, code: str | None, record: bytes | None) -> None: ...
+    def commit(self, target: str, outcome: Status, code: str | None, record: bytes | None) -> None: ...
 
 
 @dataclass
 class Outcome:
-    """How a target ended: ``done``, ``partial`` (done, but not every page could be fetched),
-    ``failed`` (nothing a rerun would change) or ``pending`` (a rerun fetches it again)."""
+    """How a target ended (its ``Status``), why, and how many pages it took."""
 
     target: str
-    status: str
+    status: Status
     code: str | None = None
     message: str | None = None
     pages: int = 0
@@ -228,7 +228,7 @@ def target_end(target: Target, pages: Sequence[PageResult],
         stopped = f"stopped after {len(pages)} page(s): {error.message}"
     record = sites.SITES[target.site].merge(list(pages))
     listed = [page for page in pages if page.page in sites.LISTING_KINDS] or list(pages)
-    status = "partial" if sites.is_partial(listed[-1]) or stopped else "done"
+    status: Status = "partial" if sites.is_partial(listed[-1]) or stopped else "done"
     if status == "partial" and not stopped:  # paging stopped by the site's own rule: the record's warning says why
         stopped = next((w.message for w in record.warnings if w.code == "partial"), None)
     return record, Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))

@@ -24,12 +24,25 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal, cast, get_args
 
 from pubharvest.errors import JobError
 
-# Outcomes that finish a target for its run; "pending" targets are fetched again by a rerun.
-FINISHED = frozenset({"done", "partial", "failed"})
+# How a target ended: done; partial (done, but not every page could be fetched); failed (nothing a
+# rerun would change); pending (a rerun fetches it again). All but pending finish it for its run.
+Status = Literal["done", "partial", "failed", "pending"]
+FINISHED: frozenset[Status] = frozenset({"done", "partial", "failed"})
+
+
+def as_status(value: str) -> Status:
+    """``value``, read back from where a run wrote it, as a ``Status``; raises ``JobError`` for any other.
+
+    >>> as_status("done")
+    'done'
+    """
+    if value not in get_args(Status):
+        raise JobError(f"{value!r} is not a target outcome ({', '.join(get_args(Status))})")
+    return cast(Status, value)
 
 
 @dataclass
@@ -39,7 +52,7 @@ class Ledger:
     journal: Path | None
     output: Path | None
     run: str = ""
-    finished: dict[str, str] = field(default_factory=dict)
+    finished: dict[str, Status] = field(default_factory=dict)
     _end: int = 0
     _lock: IO[bytes] | None = None
 
@@ -65,7 +78,7 @@ class Ledger:
             ledger._append({"run": ledger.run, "event": "start", "time": _now(), "end": ledger._end})
         return ledger
 
-    def commit(self, target: str, outcome: str, code: str | None, record: bytes | None) -> None:
+    def commit(self, target: str, outcome: Status, code: str | None, record: bytes | None) -> None:
         """Append ``record`` (one JSON line) to the output, then note the target's outcome in the journal."""
         if record is not None and self.output is not None:
             with open(self.output, "ab") as stream:

@@ -44,7 +44,7 @@ from .archive import ArchiveWriter, segment_path
 from .crawl import CLAIM, CrawlEngine, ProfileSpider
 from .engine import Blocks, Sink, Summary, open_archive
 from .job import Job, Target
-from .journal import FINISHED
+from .journal import FINISHED, Status, as_status
 
 DEFAULT_TTL = 10.0  # seconds without a heartbeat before a worker's claims are given to others
 IDLE_POLL = 0.1  # seconds between an idle worker's looks at the shared queue
@@ -116,10 +116,10 @@ class Coordinator:
             if not seen.request_seen(request):
                 queue.push(request)
 
-    def finished(self) -> dict[str, str]:
-        return {_text(k): _text(v) for k, v in self.server.hgetall(self.key("finished")).items()}
+    def finished(self) -> dict[str, Status]:
+        return {_text(k): as_status(_text(v)) for k, v in self.server.hgetall(self.key("finished")).items()}
 
-    def finish(self, target: str, outcome: str) -> None:
+    def finish(self, target: str, outcome: Status) -> None:
         self.server.hset(self.key("finished"), target, outcome)
 
     # -- claims and heartbeats ---------------------------------------------------------------
@@ -286,10 +286,10 @@ class SharedLedger:
         self.coordinator, self.run, self.output = coordinator, run, output
 
     @property
-    def finished(self) -> dict[str, str]:
+    def finished(self) -> dict[str, Status]:
         return self.coordinator.finished()
 
-    def commit(self, target: str, outcome: str, code: str | None, record: bytes | None) -> None:
+    def commit(self, target: str, outcome: Status, code: str | None, record: bytes | None) -> None:
         if record is not None and self.output is not None:
             self.output.parent.mkdir(parents=True, exist_ok=True)
             with open(self.output, "ab") as stream:
