@@ -29,7 +29,8 @@ __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
     "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
     "PageResult", "PageKind",
-    "registered_sites", "own_id", "set_own_id", "to_builtins", "to_json", "from_json", "json_schema",
+    "registered_sites", "own_id", "set_own_id", "id_value", "id_values", "string_kinds",
+    "to_builtins", "to_json", "from_json", "json_schema",
 ]
 
 PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
@@ -311,6 +312,46 @@ def set_own_id(ids: Ids | PublicationIds, site: str, value: str | None) -> None:
         ids.other.pop(site, None)
     else:
         ids.other[site] = value
+
+
+def id_value(ids: Ids | PublicationIds, kind: str) -> str | None:
+    """The identifier of one ``kind`` in ``ids``: a site's own id for a site's name, else the field.
+
+    >>> ids = PublicationIds(doi="10.1/x", msr="123")
+    >>> id_value(ids, "msr"), id_value(ids, "doi"), id_value(ids, "elamur")
+    ('123', '10.1/x', None)
+    """
+    if kind in registered_sites():
+        return own_id(ids, kind)
+    value: str | None = getattr(ids, kind)
+    return value
+
+
+def id_values(ids: Ids | PublicationIds, kinds: tuple[str, ...]) -> dict[str, str]:
+    """The identifiers of ``kinds`` that ``ids`` holds (each as ``id_value`` gives it), read in one pass.
+
+    >>> id_values(PublicationIds(doi="10.1/x", msr="123"), ("doi", "arxiv", "msr", "elamur"))
+    {'doi': '10.1/x', 'msr': '123'}
+    """
+    fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids)))
+    sites, found = registered_sites(), {}
+    for kind in kinds:
+        value = own_id(ids, kind) if kind in sites else fields.get(kind)
+        if value:
+            found[kind] = value
+    return found
+
+
+def string_kinds(ids_type: type[Ids] | type[PublicationIds]) -> tuple[str, ...]:
+    """The kinds of which ``ids_type`` holds one string, in field order (not lists such as
+    ``scholar_clusters``), then every registered site without a field of its own: what the store,
+    the merge and the tables read from a record's ``ids``.
+
+    >>> string_kinds(PublicationIds)
+    ('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur')
+    """
+    fields = tuple(f.name for f in msgspec.structs.fields(ids_type) if f.type == (str | None))
+    return fields + tuple(site for site in registered_sites() if site not in ids_type.__struct_fields__)
 
 
 def to_builtins(record: msgspec.Struct) -> Any:

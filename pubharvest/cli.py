@@ -129,12 +129,20 @@ def _add_table_option(command: argparse.ArgumentParser, default: str) -> None:
     command.add_argument("--table", metavar="TABLE",
                          help=f"with --format csv: profiles, publications, citations (per year), coauthors{merged} "
                               f"(default: {default}); see docs/tables.md")
+    command.add_argument("--columns", metavar="SET",
+                         help="with --format csv: all (the table's every column, as in Parquet; default) or "
+                              "historic (the columns the publications and papers CSVs had before); see docs/tables.md")
 
 
 def table_misuse(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``--table`` or ``--format parquet`` in ``args``, in one line, or None."""
+    """What is wrong with ``--table``, ``--columns`` or ``--format parquet`` in ``args``, in one line, or None."""
     fmt, table = getattr(args, "format", None), getattr(args, "table", None)
     merging = args.command == "merge"
+    if getattr(args, "columns", None) is not None:
+        from .tables import columns_misuse
+
+        if wrong := columns_misuse(fmt, args.columns):
+            return wrong
     if table is not None:
         from .tables import CLI_TABLES, MERGED_TABLES  # only here: it imports the merge and the store
 
@@ -327,7 +335,7 @@ def _writers(args: argparse.Namespace, writers: dict[str, Any], default: str) ->
         return writers
     from .tables import table_writers
 
-    return table_writers(args.table, writers, default)
+    return table_writers(args.table, writers, default, args.columns)
 
 
 def _read_each(args: argparse.Namespace, tally: Tally, archives: list[str],
@@ -417,7 +425,8 @@ def _merge(args: argparse.Namespace) -> int:
     from .tables import CLI_TABLES, MERGED_TABLES, table_writers
 
     of_merge = CLI_TABLES[args.table or "papers"] in MERGED_TABLES  # else a table of the pages merged
-    with open_output(args.format, args.output, table_writers(args.table, MERGED_WRITERS, "papers")) as out:
+    writers = table_writers(args.table, MERGED_WRITERS, "papers", args.columns)
+    with open_output(args.format, args.output, writers) as out:
         for written in [merge(pages)] if of_merge else [result for _, result in pages]:
             out.write(written)
     return tally.exit_code()

@@ -33,11 +33,19 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
+from pubharvest.parsers.records import (
+    Ids,
+    PageResult,
+    Profile,
+    Publication,
+    PublicationIds,
+    id_value,
+    id_values,
+    registered_sites,
+)
 from pubharvest.parsers.text import paused_gc, title_key
 
 from .citable import PREPRINT, Bibliographic, csl_type, is_preprint_venue
-from .identifiers import id_value, id_values, registered_sites
 from .keys import Keys
 from .names import name_key
 

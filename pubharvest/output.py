@@ -1,5 +1,6 @@
-"""Writing page results (or merged records) as JSON, JSON Lines, CSV, BibTeX or CSL-JSON, to stdout
-or atomically to a file.
+"""Writing page results (or merged records) as JSON, JSON Lines, BibTeX or CSL-JSON, to stdout or
+atomically to a file; and the spreadsheet-safe CSV that every table's CSV writer (``pubharvest.tables``)
+is written with.
 
 >>> neutralise("=HYPERLINK(1)"), neutralise("-5"), neutralise("Nature")
 ("'=HYPERLINK(1)", "'-5", 'Nature')
@@ -17,13 +18,10 @@ import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from operator import attrgetter
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
 
-from pubharvest.parsers.records import PageResult, Publication, PublicationIds, to_json
-
-from .identifiers import id_value, registered_sites, string_kinds
+from pubharvest.parsers.records import PageResult, Publication, to_json
 
 # The exporters and the merge are imported by the writers that use them, so that `pubharvest parse`
 # of one page in JSON loads none of them (a fifth of its start-up).
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # One CSV column: its header, and how to get its cell from what a row is made of.
-Column = tuple[str, Callable[[Any], Any]]
+CsvColumn = tuple[str, Callable[[Any], Any]]
 
 
 class _Writer:
@@ -78,7 +76,7 @@ class JsonLinesWriter(_Writer):
 class _CsvTable(_Writer):
     """CSV whose header row and every row's cells come from one table of ``columns``; spreadsheet-safe."""
 
-    def __init__(self, stream: IO[str], columns: list[Column]) -> None:
+    def __init__(self, stream: IO[str], columns: list[CsvColumn]) -> None:
         super().__init__(stream)
         self.writer, self.columns = csv.writer(stream, lineterminator="\n"), columns
         self.writer.writerow([header for header, _ in columns])
@@ -87,94 +85,9 @@ class _CsvTable(_Writer):
         self.writer.writerow([neutralise(cell(item)) for _, cell in self.columns])
 
 
-class PageRow(NamedTuple):
-    """What one row of the page CSV is made of: a publication and the page it is on."""
-
-    result: PageResult
-    pub: Publication
-
-
-class CsvWriter(_CsvTable):
-    """One row per publication, with the site, profile name, profile id and page URL on each row (``csv_columns``)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        super().__init__(stream, csv_columns())
-
-    def write(self, result: PageResult) -> None:
-        for pub in result.publications:
-            self.write_row(PageRow(result, pub))
-
-
-def _attributes(*names: str) -> list[Column]:
-    """Columns that are attributes of the row's object, headed by their names."""
-    return [(name, attrgetter(name)) for name in names]
-
-
-def _citable_columns() -> list[Column]:
-    """The bibliographic columns both CSVs give, from a ``Citable``."""
-    return [*_attributes("title"), ("authors", lambda pub: "; ".join(pub.authors)),
-            *_attributes("authors_truncated", "venue", "venue_truncated", "year", "date", "type")]
-
-
-def _id_column(kind: str, header: str) -> Column:
-    return header, lambda pub: id_value(pub.ids, kind)
-
-
-def _of_pub(column: Column) -> Column:
-    """A column of a ``Citable`` as a column of a ``PageRow``."""
-    header, cell = column
-    return header, lambda row: cell(row.pub)
-
-
-def csv_columns() -> list[Column]:
-    """The page CSV, one column a pair ``(header, cell of a PageRow)``. Its identifiers are those of
-    ``PublicationIds``, in field order, a site's own as ``<site>_id``, then the registered sites'
-    that have no field of their own.
-
-    >>> [header for header, _ in csv_columns()][10:]
-    ['type', 'citations', 'scholar_id', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr_id', \
-'elamur_id', 'url', 'publisher', 'flags', 'profile_id', 'page_url']
-    """
-    sites = registered_sites()
-    pub_columns = [
-        *_citable_columns(), *_attributes("citations"),
-        *(_id_column(kind, f"{kind}_id" if kind in sites else kind) for kind in string_kinds(PublicationIds)),
-        *_attributes("url", "publisher"), ("flags", lambda pub: " ".join(pub.flags)),
-    ]
-    return [
-        ("site", lambda row: row.result.site), ("page", lambda row: row.result.page),
-        ("profile_name", lambda row: row.result.profile.name if row.result.profile else None),
-        *map(_of_pub, pub_columns),
-        # added after the columns CSVs always had, so that two profiles of one name stay apart
-        ("profile_id", lambda row: id_value(row.result.profile.ids, row.result.site) if row.result.profile else None),
-        ("page_url", lambda row: row.result.url),
-    ]
-
-
-def merged_csv_columns() -> list[Column]:
-    """The merged CSV, one column a pair ``(header, cell of a Paper)``: each registered site's
-    citation count, then the identifiers that are not a site's own.
-
-    >>> [header for header, _ in merged_csv_columns()][9:14]
-    ['citations_max', 'citations_scholar', 'citations_msr', 'citations_elamur', 'sites']
-    """
-    sites = registered_sites()
-    return [
-        *_attributes("key"), *_citable_columns(), *_attributes("citations_max"),
-        *((f"citations_{site}", _site_citations(site)) for site in sites),
-        ("sites", lambda paper: " ".join(s.site for s in paper.sources)),
-        ("matched_by", lambda paper: " ".join(sorted({m.reason for m in paper.matched_by}))),
-        *(_id_column(kind, kind) for kind in string_kinds(PublicationIds) if kind not in sites),
-        *_attributes("url", "publisher"),
-    ]
-
-
-def _site_citations(site: str) -> Callable[[Paper], int | None]:
-    return lambda paper: site_citations(paper, site)
-
-
 def neutralise(value: Any) -> Any:
-    """A cell a spreadsheet will not run as a formula: text starting with = + - @ gets a leading '."""
+    """A cell a spreadsheet will not run as a formula: text starting with = + - @, a tab or a carriage
+    return gets a leading '."""
     if value is None:
         return ""
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
@@ -255,27 +168,11 @@ class MergedJsonLinesWriter(_Writer):
             self.stream.write(to_json(paper).decode() + "\n")
 
 
-class MergedCsvWriter(_CsvTable):
-    """One row per merged paper, each site's citation count in its own column (``merged_csv_columns``)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        super().__init__(stream, merged_csv_columns())
-
-    def write(self, merged: MergeResult) -> None:
-        for paper in merged.papers:
-            self.write_row(paper)
-
-
-def site_citations(paper: Paper, site: str) -> int | None:
-    """The highest citation count the sources of one site give for ``paper``."""
-    return max((s.citations for s in paper.sources if s.site == site and s.citations is not None), default=None)
-
-
+# The writers of each format (CSV: a table's, from ``tables.table_writers``).
 WRITERS: dict[str, type[_Writer]] = {
-    "json": JsonWriter, "jsonl": JsonLinesWriter, "csv": CsvWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
+    "json": JsonWriter, "jsonl": JsonLinesWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
 MERGED_WRITERS: dict[str, type[_Writer]] = {
-    "json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "csv": MergedCsvWriter, "bibtex": BibtexWriter,
-    "csl-json": CslJsonWriter}
+    "json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
 
 
 # Temporary files of ``-o`` are named ``.NAME<TEMP_MARK><pid>``, so that a later run can tell them

@@ -234,7 +234,8 @@ def _export(store: Store, args: argparse.Namespace) -> None:
             for row in store.citation_history():
                 out.write(row)
         return
-    with open_output(args.format, args.output, table_writers(args.table, WRITERS, "publications")) as out:
+    writers = table_writers(args.table, WRITERS, "publications", args.columns)
+    with open_output(args.format, args.output, writers) as out:
         for result in store.profiles():
             out.write(result)
 

@@ -40,11 +40,9 @@ from typing import Any, TypeVar
 import msgspec
 import msgspec.inspect
 
-from pubharvest.parsers.records import PageResult, PageWarning, Publication, to_json
-from pubharvest.scrapers.job import DEFAULT_STORE
+from pubharvest.parsers.records import PageResult, PageWarning, Publication, id_value, to_json
 
 from .errors import StoreError
-from .identifiers import id_value
 
 _Struct = TypeVar("_Struct", bound=msgspec.Struct)
 
@@ -250,7 +248,7 @@ class Store:
     per profile, so a crash leaves none half-saved. ``readonly=True`` (``store export``) opens an
     existing store without writing anything into it, and refuses a file that is not one."""
 
-    def __init__(self, path: str | Path = DEFAULT_STORE, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
         if "://" in str(path) and not is_database_url(path):
             raise StoreError(f"{path}: a store is an SQLite file or a postgresql:// URL")
         self.dialect = _Postgres() if is_database_url(path) else _Dialect()

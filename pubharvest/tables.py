@@ -1,7 +1,7 @@
 """The records as flat tables: which tables there are, their columns, the kind of each column, and
-the rows of one page result (or one merge). Plain Python, no pandas: the CSV writer of
-``--table`` reads these as they are, and ``pubharvest.dataframes`` makes DataFrames and Parquet of
-them with the dtypes the kinds name.
+the rows of one page result (or one merge). This is the one description of each table: its CSV
+(``--format csv``, every ``--table``) writes these columns as they are, and ``pubharvest.dataframes``
+makes DataFrames and Parquet of them with the dtypes the kinds name. Plain Python, no pandas.
 
 >>> from pubharvest.parsers.records import Coauthor, PageResult, Profile, Ids
 >>> page = PageResult(site="elamur", page="profile", profile=Profile(name="Ada", ids=Ids(elamur="ada"),
@@ -31,16 +31,18 @@ from pubharvest.parsers.records import (
     Publication,
     PublicationIds,
     YearCitations,
+    id_value,
+    registered_sites,
+    string_kinds,
 )
 
-from .identifiers import id_value, registered_sites, string_kinds
 from .merge import MergeResult, Paper, SourceRecord
-from .output import CsvWriter, MergedCsvWriter, _CsvTable, _Writer
+from .output import _CsvTable, _Writer
 from .store import HISTORY_KEYS
 
-__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "columns_of",
-           "history_columns", "csv_cells", "TableCsvWriter", "csv_writer", "table_writers",
-           "HISTORY_WRITERS"]
+__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "site_citations",
+           "columns_of", "history_columns", "COLUMN_SETS", "selected", "columns_misuse", "csv_cells",
+           "TableCsvWriter", "csv_writer", "table_writers", "HISTORY_WRITERS"]
 
 # What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
 Kind = Literal["string", "int", "bool", "category", "strings", "ints"]
@@ -168,15 +170,20 @@ def _fields(kind: Kind, *names: str) -> list[Column]:
     return [Column(name, kind, attrgetter(name)) for name in names]
 
 
-def _id_columns(ids_type: type[msgspec.Struct]) -> list[Column]:
-    """One column per identifier kind ``ids_type`` holds one of, a site's own as ``<site>_id`` (as in
-    the publications CSV), then its lists (Scholar's clusters)."""
-    sites = registered_sites()
-    strings = [Column(f"{kind}_id" if kind in sites else kind, "string", _id_cell(kind))
-               for kind in string_kinds(ids_type)]
+def _id_columns(ids_type: type[Ids] | type[PublicationIds]) -> list[Column]:
+    """One column per identifier kind ``ids_type`` holds one of (``_string_id_columns``), then its
+    lists (Scholar's clusters)."""
     lists = [Column(f.name, "strings", attrgetter(f.name)) for f in msgspec.structs.fields(ids_type)
              if f.type == list[str]]
-    return strings + lists
+    return _string_id_columns(ids_type) + lists
+
+
+def _string_id_columns(ids_type: type[Ids] | type[PublicationIds]) -> list[Column]:
+    """One column per kind of which ``ids_type`` holds one string, in field order, a site's own as
+    ``<site>_id``, then a ``<site>_id`` for each registered site without a field of its own."""
+    sites = registered_sites()
+    return [Column(f"{kind}_id" if kind in sites else kind, "string", _id_cell(kind))
+            for kind in string_kinds(ids_type)]
 
 
 def _id_cell(kind: str) -> Callable[[Any], str | None]:
@@ -270,11 +277,9 @@ def coauthor_columns() -> list[Column]:
 
 def paper_columns() -> list[Column]:
     """One row per merged paper: the merged fields, each site's count, how its sources matched."""
-    from .output import site_citations
-
     return [
         *_fields("string", "key"), *_bibliographic(), *_fields("int", "citations_max", "citations_latest"),
-        *(Column(f"citations_{site}", "int", _site_count(site, site_citations)) for site in registered_sites()),
+        *_site_count_columns(),
         Column("sites", "strings", lambda paper: list(dict.fromkeys(s.site for s in paper.sources))),
         Column("sources", "int", lambda paper: len(paper.sources)),
         Column("matched_by", "strings", lambda paper: sorted({m.reason for m in paper.matched_by})),
@@ -282,8 +287,18 @@ def paper_columns() -> list[Column]:
     ]
 
 
-def _site_count(site: str, count: Callable[[Paper, str], int | None]) -> Callable[[Paper], int | None]:
-    return lambda paper: count(paper, site)
+def _site_count_columns() -> list[Column]:
+    """A ``citations_<site>`` per registered site: the highest count that site's sources give."""
+    return [Column(f"citations_{site}", "int", _site_count(site)) for site in registered_sites()]
+
+
+def _site_count(site: str) -> Callable[[Paper], int | None]:
+    return lambda paper: site_citations(paper, site)
+
+
+def site_citations(paper: Paper, site: str) -> int | None:
+    """The highest citation count the sources of one site give for ``paper``."""
+    return max((s.citations for s in paper.sources if s.site == site and s.citations is not None), default=None)
 
 
 def paper_source_columns() -> list[Column]:
@@ -325,6 +340,62 @@ def columns_of(name: str) -> list[Column]:
     return history_columns() if name == "citation_history" else TABLES[name].columns
 
 
+# --- column sets: the named selections of a table's columns that a CSV may take ---------------------
+
+def _names(columns: Iterable[Column]) -> list[str]:
+    return [column.name for column in columns]
+
+
+def _historic_publications() -> list[str]:
+    """The columns the publications CSV had before it gave the whole table, in their order."""
+    return ["site", "page", "profile_name", *_names(_bibliographic()), "citations",
+            *_names(_string_id_columns(PublicationIds)), "url", "publisher", "flags", "profile_id", "page_url"]
+
+
+def _historic_papers() -> list[str]:
+    """The columns the papers CSV (``merge -f csv``) had before it gave the whole table, in their order:
+    the identifiers without a site's own."""
+    sites = registered_sites()
+    return ["key", *_names(_bibliographic()), "citations_max", *_names(_site_count_columns()), "sites", "matched_by",
+            *(kind for kind in string_kinds(PublicationIds) if kind not in sites), "url", "publisher"]
+
+
+# What ``--columns`` names: every column of the table (``all``, the default), or ``historic``: the
+# columns the publications and papers CSVs had before CSV, Parquet and DataFrames shared one
+# description of each table (the other tables' CSVs have had all their columns from the start).
+COLUMN_SETS: dict[str, dict[str, Callable[[], list[str]]]] = {
+    "all": {}, "historic": {"publications": _historic_publications, "papers": _historic_papers}}
+
+
+def selected(name: str, column_set: str = "all") -> list[Column]:
+    """The columns of table ``name`` (of ``TABLES``) that ``column_set`` (of ``COLUMN_SETS``) names, in its order.
+
+    >>> len(selected("publications")), len(selected("publications", "historic")), len(selected("papers", "historic"))
+    (31, 25, 22)
+    >>> _names(selected("coauthors", "historic")) == _names(selected("coauthors"))
+    True
+    """
+    columns = TABLES[name].columns
+    names = COLUMN_SETS[column_set].get(name)
+    if names is None:
+        return columns
+    by_name = {column.name: column for column in columns}
+    return [by_name[column] for column in names()]
+
+
+def columns_misuse(fmt: str | None, column_set: str | None) -> str | None:
+    """What is wrong with ``--columns column_set`` beside ``--format fmt``, in one line, or None.
+
+    >>> columns_misuse("csv", "historic"), columns_misuse("csv", "old"), columns_misuse("json", "all")
+    (None, "unknown column set 'old' (one of all, historic)", '--columns goes with --format csv')
+    """
+    if column_set is None:
+        return None
+    if column_set not in COLUMN_SETS:
+        return f"unknown column set {column_set!r} (one of {', '.join(COLUMN_SETS)})"
+    return None if fmt == "csv" else "--columns goes with --format csv"
+
+
 # --- CSV -----------------------------------------------------------------------------------------------
 
 def csv_cells(columns: Iterable[Column]) -> list[tuple[str, Callable[[Any], Any]]]:
@@ -337,29 +408,38 @@ def _joined(cell: Callable[[Any], Any]) -> Callable[[Any], str]:
 
 
 class TableCsvWriter(_CsvTable):
-    """One CSV row per row of the table named ``table`` (a class attribute: see ``csv_writer``)."""
+    """One CSV row per row of the table named ``table``, in the columns ``column_set`` names (class
+    attributes: see ``csv_writer``)."""
 
     table = "profiles"
+    column_set = "all"
 
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream, csv_cells(TABLES[self.table].columns))
+        super().__init__(stream, csv_cells(selected(self.table, self.column_set)))
 
     def write(self, result: Result) -> None:
         for row in TABLES[self.table].rows(result):
             self.write_row(row)
 
 
-def csv_writer(name: str) -> type[TableCsvWriter]:
-    """The writer class of the CSV of table ``name``, for ``output.open_output``."""
-    return type(f"{name.title().replace('_', '')}CsvWriter", (TableCsvWriter,), {"table": name})
+def csv_writer(name: str, column_set: str = "all") -> type[TableCsvWriter]:
+    """The writer class of the CSV of table ``name`` in ``column_set``, for ``output.open_output``.
+
+    >>> import io
+    >>> stream = io.StringIO()
+    >>> csv_writer("papers", "historic")(stream).write(MergeResult())
+    >>> stream.getvalue().splitlines()[0].split(",")[-5:]
+    ['isbn', 'report_number', 'patent_number', 'url', 'publisher']
+    """
+    attributes = {"table": name, "column_set": column_set}
+    return type(f"{name.title().replace('_', '')}CsvWriter", (TableCsvWriter,), attributes)
 
 
-def table_writers(table: str | None, writers: Mapping[str, type[_Writer]], default: str) -> dict[str, type[_Writer]]:
+def table_writers(table: str | None, writers: Mapping[str, type[_Writer]], default: str,
+                  column_set: str | None = None) -> dict[str, type[_Writer]]:
     """``writers`` (``output.WRITERS`` or ``MERGED_WRITERS``) with, for ``csv``, the writer of ``--table``
-    (``default`` when None; the publications and papers tables are the CSVs they always were)."""
-    usual: dict[str, type[_Writer]] = {"publications": CsvWriter, "papers": MergedCsvWriter}
-    name = table or default
-    return {**writers, "csv": usual.get(name) or csv_writer(CLI_TABLES[name])}
+    (``default`` when None) in the columns of ``--columns`` (every column when None)."""
+    return {**writers, "csv": csv_writer(CLI_TABLES[table or default], column_set or "all")}
 
 
 class HistoryJsonLinesWriter(_Writer):

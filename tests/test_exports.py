@@ -26,8 +26,8 @@ from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key
 from pubharvest.merge import MergeResult
 from pubharvest.names import NameParts, split_name
-from pubharvest.output import CsvWriter, MergedCsvWriter
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds
+from pubharvest.tables import csv_writer
 
 PAGES = [page for page, _ in PAIRS]
 IDS = [str(page.relative_to(FIXTURES)) for page in PAGES]
@@ -269,7 +269,7 @@ def test_csl_items_carry_types_name_parts_dates_and_numbers() -> None:
 @pytest.mark.parametrize("page", PAGES, ids=IDS)
 def test_csv_of_every_fixture_opens_in_pandas_with_numbers_and_booleans(page: Path) -> None:
     stream = io.StringIO()
-    writer = CsvWriter(stream)
+    writer = csv_writer("publications")(stream)
     writer.write(parsed(page))
     frame = pd.read_csv(io.StringIO(stream.getvalue()))
     if frame.empty:
@@ -280,11 +280,12 @@ def test_csv_of_every_fixture_opens_in_pandas_with_numbers_and_booleans(page: Pa
         assert pd.api.types.is_bool_dtype(frame[column]), (column, frame[column].dtype)
 
 
-def test_csv_headers_are_the_columns_they_always_were() -> None:
-    """The headers come from the registry and ``PublicationIds`` now; they are the same bytes."""
+def test_the_historic_csv_headers_are_the_columns_they_always_were() -> None:
+    """``--columns historic`` (the publications and papers tables' CSVs used to have only these): the
+    headers come from the registry and ``PublicationIds``; they are the same bytes."""
     stream = io.StringIO()
-    CsvWriter(stream).write(PageResult(site="msr", page="publication_list"))
-    MergedCsvWriter(stream).write(MergeResult())
+    csv_writer("publications", "historic")(stream).write(PageResult(site="msr", page="publication_list"))
+    csv_writer("papers", "historic")(stream).write(MergeResult())
     assert stream.getvalue().splitlines() == [
         "site,page,profile_name,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations,"
         "scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,url,publisher,flags,profile_id,page_url",

@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import msgspec
 import pandas as pd
+import pyarrow.parquet
 import pytest
 from conftest import FIXTURES, ROOT
 from test_fixtures import PAIRS
@@ -30,6 +31,8 @@ from pubharvest.cli import main
 from pubharvest.dataframes import write_parquet
 from pubharvest.merge import merge
 from pubharvest.parsers.records import PageResult, Publication, YearCitations
+from pubharvest.store import Store
+from pubharvest.tables import CLI_TABLES, MERGED_TABLES, TABLES, selected
 
 CORPUS_PROFILE = "scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html"
 JA_PROFILE = FIXTURES / "scholar" / "handwritten_ja_profile.html"
@@ -368,6 +371,89 @@ def test_parquet_of_parse_merge_and_store_export(capsys, tmp_path: Path) -> None
     assert len(pd.read_parquet(tmp_path / "store" / "publications.parquet")) == 30
 
 
+# --- one description per table: the CSV of each is its Parquet file's columns -----------------------------
+
+def csv_header_and_rows(path: Path) -> tuple[list[str], int]:
+    """A CSV file's header row and how many rows follow it, read with the csv module."""
+    with path.open(encoding="utf-8", newline="") as stream:
+        header, *rows = csv.reader(stream)
+    return header, len(rows)
+
+
+def parquet_columns_and_rows(path: Path) -> tuple[list[str], int]:
+    """A Parquet file's column names and row count, read with pyarrow."""
+    metadata = pyarrow.parquet.read_metadata(path)
+    return metadata.schema.to_arrow_schema().names, metadata.num_rows
+
+
+def csv_of(capsys, target: Path, *argv: str) -> Path:
+    """``target``, the CSV file ``pubharvest ARGV... --format csv -o TARGET`` wrote (it must succeed)."""
+    assert run(capsys, *argv, "--format", "csv", "-o", str(target))[0] == 0, argv
+    return target
+
+
+def fixture_store(path: Path) -> Path:
+    """A store of every fixture page, saved by one run (each under its path when it names no id)."""
+    store = Store(path)
+    for name, result in fixture_results():
+        store.save("run1", name, result)
+    store.close()
+    return path
+
+
+def test_every_tables_csv_header_is_its_parquet_files_columns(capsys, tmp_path: Path) -> None:
+    """For ``parse``, ``merge`` and ``store export`` of the fixture pages, every table's CSV (``--table``,
+    and the default CSV) has the header and the row count of that table's Parquet file."""
+    pages = [str(page) for page, _ in parsed_pairs()]
+    store = str(fixture_store(tmp_path / "store.sqlite"))
+    commands = {"parse": ["parse", *pages], "merge": ["merge", *pages], "store": ["store", "export", "--store", store]}
+    defaults = {"parse": "publications", "merge": "papers", "store": "publications"}
+    checked = set()
+    for command, argv in commands.items():
+        folder = tmp_path / f"{command}-parquet"
+        assert run(capsys, *argv, "--format", "parquet", "-o", str(folder))[0] == 0, command
+        tables = {table: name for table, name in CLI_TABLES.items()
+                  if command == "merge" or name not in MERGED_TABLES}
+        for table, name in [*tables.items(), (None, defaults[command])]:
+            written = csv_of(capsys, tmp_path / f"{command}-{table}.csv", *argv, *(["--table", table] if table else []))
+            header, rows = csv_header_and_rows(written)
+            assert (header, rows) == parquet_columns_and_rows(folder / f"{name}.parquet"), (command, table)
+            assert rows > 0, (command, table)  # real rows, not a header alone
+            checked.add(name)
+    history = tmp_path / "history-parquet"
+    assert run(capsys, *commands["store"], "--citations", "-f", "parquet", "-o", str(history))[0] == 0
+    header, rows = csv_header_and_rows(csv_of(capsys, tmp_path / "history.csv", *commands["store"], "--citations"))
+    assert (header, rows) == parquet_columns_and_rows(history / "citation_history.parquet") and rows > 0
+    checked.add("citation_history")
+    assert checked == {*TABLES, "citation_history"}  # a table added later is checked here too
+
+
+def test_the_default_csvs_are_the_publications_and_papers_tables(capsys) -> None:
+    """``--format csv`` gives the whole table, as Parquet and ``frames()`` do: its columns in their order."""
+    code, out, _ = run(capsys, "parse", str(JA_PROFILE), "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == (
+        "site,profile_id,profile_name,page,page_url,position,title,authors,authors_truncated,venue,venue_truncated,"
+        "year,date,type,citations,scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,"
+        "scholar_clusters,url,publisher,summary,facet_years,facet_research_areas,facet_types,flags")
+    code, out, _ = run(capsys, "merge", str(JA_PROFILE), "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == (
+        "key,title,authors,authors_truncated,venue,venue_truncated,year,date,type,citations_max,citations_latest,"
+        "citations_scholar,citations_msr,citations_elamur,sites,sources,matched_by,scholar_id,arxiv,doi,isbn,"
+        "report_number,patent_number,msr_id,elamur_id,scholar_clusters,url,publisher")
+
+
+@pytest.mark.parametrize("command,table", [("parse", "publications"), ("merge", "papers")])
+def test_the_historic_columns_are_a_selection_of_the_table(capsys, tmp_path: Path, command: str, table: str) -> None:
+    """``--columns historic``: the CSV's old columns, each cell what the whole table's CSV has in that column."""
+    argv = [command, *(str(ROOT / name) for name in SEEDS), "--table", table]
+    everything = csv_rows(run(capsys, *argv, "--format", "csv")[1])
+    code, out, _ = run(capsys, *argv, "--format", "csv", "--columns", "historic")
+    historic = csv_rows(out)
+    assert code == 0 and len(historic) == len(everything) > 0
+    assert list(historic[0]) == [column.name for column in selected(CLI_TABLES[table], "historic")]
+    assert historic == [{name: row[name] for name in historic[0]} for row in everything]
+
+
 def test_store_citation_history_carries_the_title_and_the_profile(capsys, tmp_path: Path) -> None:
     """The store of three runs: paper 0 of "Synthetic Person" (U) counted 0, then 5, then 12."""
     store = str(three_run_store(tmp_path / "store.sqlite"))
@@ -398,6 +484,8 @@ def test_store_citation_history_carries_the_title_and_the_profile(capsys, tmp_pa
     (["merge", "x", "--format", "csv", "--table", "authors"],
      "unknown table 'authors' (one of profiles, publications, citations, coauthors, papers, paper_sources)"),
     (["parse", "x", "--table", "profiles"], "--table goes with --format csv (parquet writes every table)"),
+    (["parse", "x", "--columns", "historic"], "--columns goes with --format csv"),
+    (["merge", "x", "-f", "csv", "--columns", "old"], "unknown column set 'old' (one of all, historic)"),
     (["store", "export", "--citations", "-f", "csv", "--table", "profiles"],
      "--citations is a table of its own: leave out --table"),
 ])

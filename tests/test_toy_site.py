@@ -19,11 +19,12 @@ from conftest import ROOT
 import pubharvest
 import pubharvest.parsers as parsers
 from pubharvest.merge import MergeResult, merge
-from pubharvest.output import BibtexWriter, CslJsonWriter, CsvWriter, MergedCsvWriter
+from pubharvest.output import BibtexWriter, CslJsonWriter
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
 from pubharvest.parsers.site import SiteInfo
 from pubharvest.store import Store
+from pubharvest.tables import csv_writer
 
 TOY = SiteInfo(name="toy", title="Toy Research", base_url="https://toy.example.org", hosts=("toy.example.org",),
                id_pattern=r"[a-z]+", id_example="ada", profile_path="/people/{id}/", page_kinds=("publication_list",))
@@ -108,12 +109,16 @@ def test_a_toy_paper_merges_with_the_same_paper_on_scholar(toy: PageResult) -> N
 
 
 def test_csv_gives_the_toy_its_columns(toy: PageResult) -> None:
-    (row,) = csv.DictReader(io.StringIO(written(CsvWriter, toy)))
+    (row,) = csv.DictReader(io.StringIO(written(csv_writer("publications"), toy)))
     assert (row["site"], row["profile_name"], row["citations"]) == ("toy", "Ada Example", "12")
     assert "toy_id" in row
-    rows = list(csv.DictReader(io.StringIO(written(MergedCsvWriter, merged_with_seed(toy)))))
-    (offload,) = [r for r in rows if r["citations_toy"]]
-    assert (offload["citations_scholar"], offload["citations_toy"], offload["sites"]) == ("405", "12", "scholar toy")
+    (historic,) = csv.DictReader(io.StringIO(written(csv_writer("publications", "historic"), toy)))
+    assert historic["toy_id"] == "zoff"
+    for column_set in ("all", "historic"):
+        rows = list(csv.DictReader(io.StringIO(written(csv_writer("papers", column_set), merged_with_seed(toy)))))
+        (offload,) = [r for r in rows if r["citations_toy"]]
+        assert (offload["citations_scholar"], offload["citations_toy"], offload["sites"]) == (
+            "405", "12", "scholar; toy")
 
 
 def test_bibtex_and_csl_json_export_toy_papers(toy: PageResult) -> None:
@@ -130,7 +135,7 @@ def test_the_toys_own_ids_key_the_store_join_papers_and_fill_its_csv_column(toy:
     store.save("run1", "fallback", toy)
     assert [row["publication_id"] for row in store.citation_history()] == ["zoff"]
     assert store.connection.execute("SELECT profile_id FROM profiles").fetchall() == [("ada",)]
-    (row,) = csv.DictReader(io.StringIO(written(CsvWriter, toy)))
+    (row,) = csv.DictReader(io.StringIO(written(csv_writer("publications"), toy)))
     assert row["toy_id"] == "zoff"
     retitled = msgspec.structs.replace(toy, publications=[
         msgspec.structs.replace(toy.publications[0], title="Another title entirely")])
