@@ -222,7 +222,8 @@ sys.exit(script.load()())
 
 
 def command_help(words: list[str]) -> tuple[list[str], str | None]:
-    for size in (2, 1, 0):
+    """The command path ``words`` begin with and its help (None: no such command)."""
+    for size in (2, 1) if words and not words[0].startswith("-") else (0,):
         path = words[:size]
         if len(path) == size and all(re.fullmatch(r"[a-z]+", word) for word in path):
             text = help_of(*path)
