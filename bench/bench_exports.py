@@ -1,5 +1,5 @@
 """BibTeX and CSL-JSON exports at 1k, 10k, 100k and 1M publications beside the JSON Lines writer of
-the same records, keys under collisions, and the memory of the streamed merged JSON (issue 15).
+the same records, keys under collisions, and the memory of the streamed merged JSON.
 
     python bench/bench_exports.py [--sizes 1000,10000,100000,1000000] [--repeat 3]
 

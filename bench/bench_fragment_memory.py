@@ -1,5 +1,5 @@
 """Peak memory of parsing a 50 MB Scholar row fragment, beside lxml alone parsing the same bytes
-(issue 15; goal: <= 1.2x).
+(goal: <= 1.2x).
 
     PUBHARVEST_CORPUS=../shared/research python bench/bench_fragment_memory.py [--mb 50] [--repeat 3]
 

@@ -1,5 +1,5 @@
 """``pubharvest merge`` of a university's records at 1k, 10k, 100k and 1M publications: time, peak
-memory, the ratio 100k/10k and the fitted exponent (issue 15).
+memory, the ratio 100k/10k and the fitted exponent.
 
     python bench/bench_merge.py [--sizes 1000,10000,100000,1000000] [--repeat 3]
 

@@ -4,7 +4,7 @@
 
 The page is the hand-written fixture with every ``<article>`` repeated ``--copies`` times (each
 copy a different paper, listed in the same groups), so de-duplication and facets do real work:
-100 copies are 500 papers, 1,000 copies 5,000. Goal (issue 15): <= 3x the raw lxml parse at both,
+100 copies are 500 papers, 1,000 copies 5,000. Goal: <= 3x the raw lxml parse at both,
 and linear in papers (the time per paper at 5,000 <= 1.5x that at 500). Medians of CPU time (the machine is shared).
 Beside them, for where the time goes: the streamed tree alone (``page.html_root_streamed``, which the MSR
 parser reads the page with, each article cleared as it closes and nothing read).

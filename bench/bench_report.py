@@ -1,4 +1,4 @@
-"""Time and size of ``pubharvest report`` on 50 profiles of 300 papers each (issue 14).
+"""Time and size of ``pubharvest report`` on 50 profiles of 300 papers each.
 
     PUBHARVEST_CORPUS=../shared/research python bench/bench_report.py [--profiles 50] [--papers 300]
 
@@ -7,7 +7,7 @@ and rows, the rows repeated (titles numbered, counts varied) to ``--papers`` and
 new id and name for each of ``--profiles``. They are written as JSON Lines and reported with the
 command line (reading, merging the 50 profiles, drawing, writing), with ``--top`` 100 (the default)
 and 0 (every paper). The baseline, measured in the same run, is the floor of that work: reading the
-same records and writing them back as JSON Lines (``read_results`` and ``to_json``). Goal (issue 14):
+same records and writing them back as JSON Lines (``read_results`` and ``to_json``). Goal:
 the report of one 300-paper profile with ``--top 0`` under 5 MB ("ok" or "MISSED"). Nothing is
 asserted; the figures are of this run only.
 """

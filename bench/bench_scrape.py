@@ -1,5 +1,5 @@
 """A 500-page scraper job against a local server, limits off: pages per second, and the share of
-the job's time spent outside fetching and parsing (goal: <= 10%, issue 15), and the speed-up of 4
+the job's time spent outside fetching and parsing (goal: <= 10%), and the speed-up of 4
 requests in flight (goal: >= 1.6x against a server answering in 50 ms, ``--delay 0.05``).
 
     python bench/bench_scrape.py [--users 5] [--pages 100] [--store] [--delay 0.05]
@@ -125,7 +125,7 @@ def main() -> None:
     args.add_argument("--pages", type=int, default=100, help="pages of 100 rows per profile (default 100)")
     args.add_argument("--store", action="store_true", help="also upsert into an SQLite store")
     args.add_argument("--delay", type=float, default=0.0,
-                      help="seconds the server takes to answer each page (issue 15's goal: 0.05)")
+                      help="seconds the server takes to answer each page (0.05 for the goal)")
     args.add_argument("--hostile", action="store_true", help="peak memory of a job against a hostile server")
     args.add_argument("--bomb-mb", type=int, default=2048, help="the gzip bomb's decompressed size (default 2048)")
     options = args.parse_args()

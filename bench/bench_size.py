@@ -1,4 +1,4 @@
-"""Peak memory and speed of one parse of a 100 MB synthetic page, per site (issue 11).
+"""Peak memory and speed of one parse of a 100 MB synthetic page, per site.
 
     PUBHARVEST_CORPUS=../shared/research python bench/bench_size.py [SITE ...] [--mb 100]
 

@@ -1,4 +1,4 @@
-"""Speed and peak memory of the MSR and Elamur parsers on large synthetic pages (issue 11, item 6).
+"""Speed and peak memory of the MSR and Elamur parsers on large synthetic pages.
 
     python bench/bench_size_msr_elamur.py [--mb 100] [--cases elamur-multiline,elamur-one-line,msr-people]
 
@@ -8,8 +8,8 @@ case runs in a fresh subprocess, which reads the page from a file, then reports:
 MB/s, and the peak resident memory the parse added (``VmHWM``, which a new program starts afresh;
 ``ru_maxrss`` would count this process's own peak, inherited across the fork), as a ratio to the
 page's size. The baseline, measured the same way in the same run, is a raw ``bytes.decode`` +
-``str.splitlines`` of the page. Each figure is printed with "ok" or "MISSED" against the goals of
-issue 11 (Elamur Markdown: >= 20 MB/s; every page: peak <= 10x its size), and the ratio to the
+``str.splitlines`` of the page. Each figure is printed with "ok" or "MISSED" against the goals
+(Elamur Markdown: >= 20 MB/s; every page: peak <= 10x its size), and the ratio to the
 baseline. Not a timed test: it prints figures and asserts nothing about them.
 """
 

@@ -1,5 +1,5 @@
 """Whole-process time of ``pubharvest parse SMALL_PAGE`` and of ``pubharvest --help``, beside a bare
-``python -c pass`` measured in the same run (issue 15).
+``python -c pass`` measured in the same run.
 
     python bench/bench_startup.py [--repeat 21]
 
@@ -8,7 +8,7 @@ at most 3.3x the bare interpreter (the ratio is what carries to another machine)
 under 200 ms. The small pages are the three seed pages in ``fixtures/`` (one per site, 4-20 kB),
 each written to a temporary file so that the run reads what a user's saved page would be; each
 command runs ``--repeat`` times, interleaved, and the medians of its CPU time (user + system, as
-issue 15 measured) and of its wall time are printed. Not a timed test.
+the goals are stated) and of its wall time are printed. Not a timed test.
 """
 
 from __future__ import annotations

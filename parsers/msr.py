@@ -471,7 +471,7 @@ def _check_groupings(result: PageResult) -> None:
 
 def _person(sel: Selector, url: str | None) -> Profile:
     # No real people-page markup has been seen: the person is the page's h1, the position the
-    # element right after it (see research/msr/STRUCTURE.md, section 3).
+    # element right after it (as open-source scraper code reads it).
     heading = sel.css("main h1") or sel.css("h1")
     people = _PEOPLE.match(url or "")
     return Profile(

@@ -18,7 +18,7 @@ import msgspec
 
 from pubharvest.parsers.records import Publication, PublicationIds
 
-PREPRINT = "article"  # CSL's type for preprints (see DESIGN.md)
+PREPRINT = "article"  # CSL's type for preprints
 _PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
 _VOLUME_ISSUE = re.compile(r"\s(\d+)\s*\((\d+(?:[-–]\d+)?)\)$")
 _PREPRINT_VENUE = re.compile(r"\b(arxiv|biorxiv|medrxiv|ssrn|preprint)\b", re.I)

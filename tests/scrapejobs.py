@@ -43,7 +43,7 @@ def profile_key(record: dict) -> str:
 
 
 def without_when(record: dict) -> dict:
-    """``record`` without the job run and fetch time that a job adds to ``source`` (issue 12): what an
+    """``record`` without the job run and fetch time that a job adds to ``source``: what an
     offline parse of the same bytes gives, and the same for two runs."""
     source = {k: v for k, v in record.get("source", {}).items() if k not in ("run", "fetched_at")}
     return {**record, "source": source}

@@ -1,4 +1,4 @@
-"""Decoding saved pages whose bytes and declared charset disagree, and pages nested too deep (issue 11).
+"""Decoding saved pages whose bytes and declared charset disagree, and pages nested too deep.
 
 Every real corpus page and every fixture is re-encoded each way a saved page comes: UTF-8 declaring
 ISO-8859-1, UTF-8 with a stray byte, windows-1252 declared and not, UTF-16 and UTF-8 with a BOM, CJK

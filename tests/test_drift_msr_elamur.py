@@ -1,4 +1,4 @@
-"""Drift variants of every MSR and Elamur page (issue 11): each class, id, key, heading, list-item
+"""Drift variants of every MSR and Elamur page: each class, id, key, heading, list-item
 shape or link pattern the parsers rely on is renamed, one at a time, and each page is cut short and
 enlarged. Every variant must give a ``ParseError`` or a warning the original has not, never an
 unflagged record that differs from the original's.

@@ -122,7 +122,7 @@ def test_one_line_and_multi_line_forms_agree() -> None:
 def test_collapsing_the_multi_line_form_changes_nothing() -> None:
     text = MULTILINE.read_text(encoding="utf-8")
     assert records(re.sub(r"\s+", " ", text)) == records(text)
-    # Newlines that vanish without a space (FIELDS.md A3) change nothing either.
+    # Newlines that vanish without a space change nothing either.
     assert records(re.sub(r"\n(?=[\[*])", "", text)) == records(text)
 
 

@@ -1,4 +1,4 @@
-"""An enlarged Elamur page (issue 11, item 6): the scanner that reads the long lists gives the records
+"""An enlarged Elamur page: the scanner that reads the long lists gives the records
 markdown-it gives, in both forms, and each copied paper is the small page's paper under its new name."""
 
 from __future__ import annotations

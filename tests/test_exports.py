@@ -93,7 +93,7 @@ CORPUS_PAGES = [
     "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html",
     "scholar/profile_amIMrIEAAAAJ_scholar-scraper_2026.html",
     "msr/publication_mattergen_990378_2026-08-26.excerpt.html",
-    # search results (page: search) and the pre-2014 layout (issue 13)
+    # search results (page: search) and the pre-2014 layout
     "scholar/search_q_crayfish_gsscraper_2020.html",
     "scholar/search_scholar_q_geomap_2020.html",
     "scholar/search_q_zhTW_gscholar_2025.html",

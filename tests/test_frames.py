@@ -1,4 +1,4 @@
-"""``pubharvest.frames()``, the ``--table`` CSVs and ``--format parquet`` (issue 14).
+"""``pubharvest.frames()``, the ``--table`` CSVs and ``--format parquet``.
 
 Counts and sums are checked against the fixtures' expected records (checked by hand against the
 pages), against figures typed from a real corpus page, and the Parquet files are read back with

@@ -1,6 +1,6 @@
 """Jobs against hostile or odd servers, on both engines: limits (size, whole-request time), redirects,
 private addresses, credentials, repeating pages, remembered blocks, names that do not resolve, and
-the engines telling the same story line by line (issue 12)."""
+the engines telling the same story line by line."""
 
 from __future__ import annotations
 

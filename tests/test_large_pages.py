@@ -1,4 +1,4 @@
-"""Large Scholar and MSR pages (issues 11 and 15): rows and listings are read while lxml's pull parser builds
+"""Large Scholar and MSR pages: rows and listings are read while lxml's pull parser builds
 the tree, each dropped once read. A page with its rows repeated (built here, several of the parser's 1 MiB
 pieces long) must give, row for row, the records of the page itself, and the records a whole tree (the old
 path) gives.

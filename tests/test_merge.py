@@ -1,4 +1,4 @@
-"""``pubharvest merge``: one record per paper and per person across sites (issue 6)."""
+"""``pubharvest merge``: one record per paper and per person across sites."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_profiles_of_one_person_merge_by_name_and_coauthors() -> None:
 
 
 def page(site: str, *pubs: Publication, profile: Profile | None = None) -> PageResult:
-    # until PageResult.site is a plain str checked against the registry (issue 10, the parsers' part)
+    # until PageResult.site is a plain str checked against the registry
     return PageResult(site=site,
                       page="publication_list", publications=list(pubs), profile=profile)
 

@@ -1,4 +1,4 @@
-"""Properties of ``pubharvest.merge`` on random inputs (issue 15): the fast matching gives the groups
+"""Properties of ``pubharvest.merge`` on random inputs: the fast matching gives the groups
 and joins of a plain all-pairs scan, and a set of consistent listings merges into its papers
 whatever the order of pages and rows."""
 

@@ -1,4 +1,4 @@
-"""What the MSR parser must show (issue 3), beyond the whole-record fixture comparisons.
+"""What the MSR parser must show, beyond the whole-record fixture comparisons.
 
 Everything here goes through ``parsers.parse`` / ``parsers.msr`` directly, not through the CLI.
 """

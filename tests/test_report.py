@@ -1,8 +1,7 @@
 """``pubharvest report``: the HTML it writes, read as text and opened in headless Chromium.
 
 The browser tests drive Debian's ``chromium`` through Playwright's Python API (never a downloaded
-browser); when it cannot start they skip, saying why. ``PUBHARVEST_REPORT_PNG=docs/report.png`` makes
-the store's test write its screenshot there too (how docs/report.png was made).
+browser); when it cannot start they skip, saying why.
 """
 
 from __future__ import annotations
@@ -239,9 +238,6 @@ def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
                         "+c.dataset.value)])")
     assert points[-2:] == [["h-index", [10, 15, 22]], ["i10-index", [20, 25, 32]]]
     opened.page.screenshot(path=tmp_path / "store.png", full_page=True)
-    if os.environ.get("PUBHARVEST_REPORT_PNG"):
-        opened.page.set_viewport_size({"width": 760, "height": 1180})
-        opened.page.screenshot(path=os.environ["PUBHARVEST_REPORT_PNG"])
 
 
 def test_hostile_records_show_as_text_and_a_phone_width_page_does_not_scroll_sideways(browser, tmp_path) -> None:

@@ -1,4 +1,4 @@
-"""What the speed work of issue 15 must keep: the streamed merged JSON is the bytes it always was,
+"""What the speed work on merge, exports and start-up must keep: the streamed merged JSON is the bytes it always was,
 keys after many collisions are the keys they always were, records are read as they always were,
 and a small parse imports none of what it does not use."""
 

@@ -331,7 +331,7 @@ def test_saved_table_with_a_header_row_and_a_sidebar_heading() -> None:
 
 
 def test_saved_table_rows_after_any_line_break_are_still_found() -> None:
-    # The sniff first asks whether any line starts with "|" (issue 11): a row indented, or after a
+    # The sniff first asks whether any line starts with "|": a row indented, or after a
     # lone carriage return or a Unicode line separator (str.splitlines' line breaks), still counts.
     rows = SEED.read_text(encoding="utf-8").splitlines()
     text = "Saved | copy\r  " + "\r".join(rows[:10]) + "\u2028 \t" + "\u2028".join(rows[10:])
@@ -410,7 +410,7 @@ def test_sign_in_and_captcha_pages_are_scholars_own_refusals() -> None:
         parsers.parse(b'<html><body><form id="captcha-form">captcha</form></body></html>')
 
 
-# --- invariants: a renamed class is never a silently hollow record (issue 11) ----------------
+# --- invariants: a renamed class is never a silently hollow record ----------------
 
 NO_ARTICLES = '<tr class="gsc_a_tr"><td class="gsc_a_e" colspan="3">There are no articles in this profile.</td></tr>'
 RXMM = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"

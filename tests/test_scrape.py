@@ -90,7 +90,7 @@ def test_captcha_mid_job_stops_that_host_and_the_rerun_resumes(tmp_path: Path, c
         written = sorted(profile_key(r) for r in records(tmp_path / "out.jsonl"))
         assert written == ["elamur:olatunji-ruwase", "msr:adaexample"]
         served = len(scholar.log)
-        code, err = scrape(capsys, job, "--force")  # issue 12: a rerun within block_wait refuses
+        code, err = scrape(capsys, job, "--force")  # a rerun within block_wait refuses
         assert code == 0, err
         assert not other.paths("/authors/")[1:], "finished targets are not fetched again"
         assert len(scholar.log) > served
@@ -199,7 +199,7 @@ def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
 
 def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys) -> None:
     # the servers run in processes of their own: an in-process server thread logs a request late
-    # when it waits for the GIL while the job parses a page (issue 12, item 15)
+    # when it waits for the GIL while the job parses a page
     with ProcessSite() as scholar, ProcessSite(robots="User-agent: *\nCrawl-delay: 0.4\n") as other:
         targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
         targets += [{"site": "msr", "id": name} for name in ("adaexample", "bobexample", "carlaexample")]
@@ -307,7 +307,7 @@ def test_a_retry_after_beyond_the_limit_leaves_the_host_for_later(site, tmp_path
     assert not site.paths(SCHOLAR_B)
 
 
-# --- one-off searches (issue 13) ------------------------------------------------------------------
+# --- one-off searches ------------------------------------------------------------------
 
 GOOGLE_ROBOTS = "User-agent: *\nDisallow: /scholar?\nAllow: /citations?user=\nDisallow: /citations?\n"  # its shape
 

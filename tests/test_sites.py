@@ -24,7 +24,7 @@ from pubharvest.scrapers.job import Target, job_from_toml
 from pubharvest.scrapers.runner import run_job
 
 USER = "Aaaaaaaa12AAAAJ"
-# Scholar's robots.txt rules for profiles (STRUCTURE.md §0): profiles allowed, their pages by cstart not.
+# Scholar's robots.txt rules for profiles (Feb 2026): profiles allowed, their pages by cstart not.
 SCHOLAR_ROBOTS = "User-agent: *\nDisallow: /citations?\nAllow: /citations?user=\nDisallow: /citations?*cstart=\n"
 
 

@@ -67,7 +67,7 @@ def test_an_unusable_location_is_one_clear_error() -> None:
 
 
 def test_a_later_run_never_erases_an_earlier_listing_in_either_database(location) -> None:
-    """Issue 12: run 2 lists nothing (a layout change the page did not own up to): it is kept as
+    """Run 2 lists nothing (a layout change the page did not own up to): it is kept as
     run 2's history with a ``shrunk`` warning, and the export still gives run 1's record."""
     store = Store(location)
     try:

@@ -1,4 +1,4 @@
-"""The store keeps history (issue 12, items 1, 11 and 14): a bad run never erases a good one, records
+"""The store keeps history: a bad run never erases a good one, records
 say when they were fetched, and ``store export`` reads any store without writing into it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A fourth site is its module and one registry line: a toy site registered at runtime is parsed,
-stored, merged and exported by the faces, none of which names it (issue 10)."""
+stored, merged and exported by the faces, none of which names it."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def parse(doc: Document) -> PageResult:
     ident, title, year, citations = lines["paper"].split(" | ")
     paper = Publication(title=title, year=int(year), citations=int(citations), ids=own_ids(PublicationIds, ident),
                         url=f"{TOY.base_url}/papers/{ident}")
-    # until PageResult.site is a plain str checked against the registry (issue 10, the parsers' part)
+    # until PageResult.site is a plain str checked against the registry
     return PageResult(site=TOY.name, page="publication_list", url=TOY.profile_url(person),
                       profile=Profile(name=name, ids=own_ids(Ids, person)), publications=[paper])
 

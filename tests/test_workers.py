@@ -165,7 +165,7 @@ def test_a_captcha_seen_by_one_worker_stops_the_host_for_both(tmp_path: Path, si
     finished_before = stored(postgres_url)["profiles"]
     assert len(finished_before) < len(targets())
     served = len(site.log)
-    rerun = worker(job, redis_url, 3, tmp_path, "--force")  # issue 12: a rerun within block_wait refuses
+    rerun = worker(job, redis_url, 3, tmp_path, "--force")  # a rerun within block_wait refuses
     assert rerun.wait(timeout=120) == 0, (tmp_path / "w3.log").read_text()
     assert_every_record_once(postgres_url, [tmp_path / f"w{n}.jsonl" for n in (1, 2, 3)])
     again = [path for _, path, _ in site.log[served:] if not path.startswith("/robots.txt")]
