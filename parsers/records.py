@@ -1,6 +1,6 @@
 """The record model: what every site parser returns, and its JSON Schema.
 
-Field names are a contract other tools rely on (see DESIGN.md): fields may be added, never
+Field names are a contract other tools rely on: fields may be added, never
 renamed. Absent values are ``None`` or ``[]``, never an invented default.
 
 >>> r = PageResult(site="scholar", page="profile")

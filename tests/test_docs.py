@@ -276,10 +276,6 @@ ISSUE = re.compile(r"\b(?:issues?|pull requests?|PRs?)\s+#?\d+", re.IGNORECASE)
 BARE_NUMBER = re.compile(r"(?<![\w&/#'\"`])#\d+\b")  # "#12" in prose; "'#2'" and `#1` are values
 ELSEWHERE = re.compile(r"\b(?:" + "|".join(("STRUCTURE", "DESIGN", "FIELDS")) + r")\.md\b")
 
-# Files being moved in parallel, whose remaining mentions are fixed once the moves are merged. An
-# entry whose file has no mention left (or is gone) fails the test: take it out.
-PENDING = {"parsers/scholar.py", "parsers/elamur.py", "parsers/records.py"}
-
 
 def project_files() -> Iterator[Path]:
     for folder, dirs, files in os.walk(ROOT):
@@ -316,10 +312,7 @@ def mentions(path: Path) -> list[str]:
 
 def test_no_file_names_an_issue_or_a_file_outside_the_repository() -> None:
     hits = {name(path): found for path in project_files() if (found := mentions(path))}
-    unexpected = {path: found for path, found in hits.items() if path not in PENDING}
-    assert not unexpected, "\n".join(f"{path}: {found}" for path, found in unexpected.items())
-    stale = PENDING - set(hits)
-    assert not stale, f"no mention left in {sorted(stale)}: take them out of PENDING"
+    assert not hits, "\n".join(f"{path}: {found}" for path, found in hits.items())
 
 
 def test_the_mention_check_catches_each_form() -> None:

@@ -198,7 +198,8 @@ def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, t
 
 def split_title(bold: str, known_title: str | None, venues: list[str],
                 result: PageResult | None) -> tuple[str, str | None, str | None]:
-    """Title, venue and arXiv id of a bold span where they run together (FIELDS.md A6).
+    """Title, venue and arXiv id of a bold span where they run together (an All works item's bold span
+    holds the title, then the venue, or an ``arXiv:`` id): the known title first, else the longest known venue.
 
     >>> split_title("ZeRO-Infinity: Breaking the Wall SC 2021", None, ["SC 2021"], None)
     ('ZeRO-Infinity: Breaking the Wall', 'SC 2021', None)

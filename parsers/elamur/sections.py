@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 from ..text import clean
 from ._base import SECTIONS, Block, Item, Run, Section
 
-# Shapes that start a block in the one-line form (see FIELDS.md A1-A2).
+# Shapes that start a block in the one-line form: the known section headings and decade headings, the title
+# heading (found by the intro line or the breadcrumb that repeats the name), and list items.
 _KNOWN_HEADING = re.compile(
     r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, SECTIONS))
     + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
