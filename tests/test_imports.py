@@ -23,11 +23,13 @@ def package_dirs() -> dict[str, Path]:
 
 
 def module_files() -> dict[str, Path]:
-    """Every module of the project by its installed name: parsers/x.py is ``pubharvest.parsers.x``."""
+    """Every module of the project by its installed name, subpackages included: parsers/x.py is
+    ``pubharvest.parsers.x``, parsers/scholar/rows.py ``pubharvest.parsers.scholar.rows``."""
     modules = {}
     for package, folder in package_dirs().items():
-        for path in folder.glob("*.py"):
-            modules[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in folder.rglob("*.py"):
+            parts = [package, *path.relative_to(folder).with_suffix("").parts]
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return modules
 
 
@@ -170,3 +172,33 @@ def test_no_import_cycle() -> None:
 
 def test_no_upward_import() -> None:
     assert upward_imports(import_graph()) == []
+
+
+# A site parser that is a package reads each kind of page in a module of its own; its modules import
+# one way, from the package down to its base, never up nor across a floor.
+SITE_PACKAGE_FLOORS = {
+    "pubharvest.parsers.scholar": [["__init__"], ["profile", "legacy", "publication", "coauthors", "saved_table",
+                                                  "search"], ["rows"], ["_base"]],
+    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["_base"]],
+}
+
+
+def floor_violations(package: str, floors: list[list[str]], graph: Mapping[str, set[str]]) -> list[str]:
+    """``"importer -> imported"`` for each import inside ``package`` that does not point to a lower floor.
+
+    >>> floor_violations("p", [["__init__"], ["a", "b"], ["_base"]], {"p.a": {"p._base", "p.b"}, "p._base": {"p"}})
+    ['p._base -> p', 'p.a -> p.b']
+    """
+    level = {(package if name == "__init__" else f"{package}.{name}"): depth
+             for depth, names in enumerate(floors) for name in names}
+    return [f"{module} -> {target}" for module in sorted(level) for target in sorted(graph.get(module, ()))
+            if target in level and level[target] <= level[module]]
+
+
+def test_each_site_package_imports_one_way() -> None:
+    graph = import_graph()
+    for package, floors in SITE_PACKAGE_FLOORS.items():
+        inside = {m for m in graph if m == package or m.startswith(package + ".")}
+        named = {package if n == "__init__" else f"{package}.{n}" for names in floors for n in names}
+        assert inside == named, f"{package}: every module is on a floor"
+        assert floor_violations(package, floors, graph) == []
