@@ -273,7 +273,7 @@ def registered_sites() -> tuple[str, ...]:
     The registry is this module's own package, always imported before this module; it is looked up
     rather than imported because the registry imports this module.
     """
-    sites: tuple[str, ...] = tuple(getattr(sys.modules[__name__.rpartition(".")[0]], "SITES"))
+    sites: tuple[str, ...] = tuple(sys.modules[__name__.rpartition(".")[0]].SITES)
     return sites
 
 

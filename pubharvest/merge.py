@@ -93,7 +93,7 @@ class SourceRecord(Bibliographic, kw_only=True):
     input: str | None = None  # the file (or "<stdin>") the page came from
     page_url: str | None = None
     citations: int | None = None
-    flags: list[str] = []
+    flags: list[str] = []  # noqa: RUF012 (a Struct: msgspec gives each instance its own empty list)
     run: str | None = None  # the job run and fetch time of the page (records a job wrote)
     fetched_at: str | None = None
 
@@ -113,7 +113,7 @@ class Paper(Bibliographic, kw_only=True):
     citations_max: int | None = None  # the highest count among the sources
     citations_latest: int | None = None  # the count of the most recently fetched source (records a job wrote)
     sources: list[SourceRecord]
-    matched_by: list[Match] = []
+    matched_by: list[Match] = []  # noqa: RUF012 (a Struct, as above)
 
 
 class ProfileSource(_Merged, kw_only=True):
@@ -489,7 +489,7 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     """
     merged = ids_type()
     for ids in all_ids:
-        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids)):
+        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids), strict=True):
             if not value:
                 continue
             have = getattr(merged, kind)

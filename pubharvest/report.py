@@ -234,7 +234,7 @@ def cumulative(years: Sequence[YearCitations]) -> list[tuple[str, int | None]]:
     [('2020', 2), ('2021', 5)]
     """
     totals = itertools.accumulate(y.citations for y in years)
-    return [(str(y.year), total) for y, total in zip(years, totals)]
+    return [(str(y.year), total) for y, total in zip(years, totals, strict=True)]
 
 
 def metrics_list(metrics: Metrics) -> str:
@@ -323,8 +323,8 @@ def profile_section(view: ProfileView, number: int, top: int) -> str:
 
 def runs_chart(view: ProfileView) -> str:
     labels = [run.run for run in view.runs]
-    chart = line_chart([("h-index", list(zip(labels, [r.h_index for r in view.runs]))),
-                        ("i10-index", list(zip(labels, [r.i10_index for r in view.runs])))],
+    chart = line_chart([("h-index", list(zip(labels, [r.h_index for r in view.runs], strict=True))),
+                        ("i10-index", list(zip(labels, [r.i10_index for r in view.runs], strict=True)))],
                        f"h-index and i10-index of {view.name} over {len(view.runs)} runs")
     computed = any(r.computed for r in view.runs)
     return chart + ('<p class="note">Where the page gave no h-index or i10-index, they are computed from the '
@@ -443,7 +443,7 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
         db = _Sql(store.connection, store.dialect)
         keys = db.execute("SELECT site, profile_id FROM profiles ORDER BY site, profile_id").fetchall()
         pages = [(f"{location} ({site}:{profile_id})", result) for (site, profile_id), result in
-                 zip(keys, store.profiles())]  # both in (site, profile_id) order
+                 zip(keys, store.profiles(), strict=True)]  # both in (site, profile_id) order
         has_runs = "profile_runs" in store.tables
         runs = {i: run_points(db, site, profile_id, decoded)
                 for i, (site, profile_id) in enumerate(keys) if has_runs}

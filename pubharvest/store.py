@@ -347,7 +347,7 @@ class Store:
             f"LEFT JOIN {listed}l.site = s.site AND l.publication_id = s.publication_id "
             "LEFT JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id "
             "ORDER BY s.site, s.publication_id, s.taken_at, s.run_id, l.profile_id")
-        return [dict(zip(HISTORY_KEYS, row)) for row in rows.fetchall()]
+        return [dict(zip(HISTORY_KEYS, row, strict=True)) for row in rows.fetchall()]
 
     def listings(self, site: str, profile_id: str) -> list[tuple[str, bool, list[str]]]:
         """A profile's history: ``(run id, complete, publication ids in page order)`` per run, oldest first."""
