@@ -80,7 +80,8 @@ def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
 
     with FakeSite() as site:
         real_page = site.page
-        site.page = lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path)
+        site.page = (  # type: ignore[method-assign]
+            lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path))
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
                         {"scholar": site.url}, retries=3, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")
