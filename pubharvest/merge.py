@@ -429,7 +429,7 @@ def latest_count(sources: Sequence[SourceRecord]) -> int | None:
 def _best_title(sources: list[SourceRecord]) -> str | None:
     """The fullest title (never a cut one when a whole one exists); of equals, the best cased:
     not all capitals, then the most capitals (Scholar lower-cases titles)."""
-    def rank(s: SourceRecord) -> tuple:
+    def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
         return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
                 not title.isupper(), sum(map(str.isupper, title)))
@@ -437,9 +437,10 @@ def _best_title(sources: list[SourceRecord]) -> str | None:
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
+_Rank = tuple[int, ...]  # flags (bools) and counts, compared in order: the highest wins
 
 
-def _best(sources: list[_Source], rank: Callable[[_Source], tuple]) -> _Source:
+def _best(sources: list[_Source], rank: Callable[[_Source], _Rank]) -> _Source:
     """The source of highest ``rank`` (the first of equals); a lone source, without ranking it."""
     return sources[0] if len(sources) == 1 else max(sources, key=rank)
 

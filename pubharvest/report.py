@@ -24,14 +24,20 @@ import hashlib
 import html
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import TYPE_CHECKING, TypeVar
 
 from pubharvest.parsers.records import Metrics, PageResult, PageWarning, Profile, Publication, YearCitations
 
 from .merge import MergeResult, Paper, merge
 from .output import _Writer
+
+if TYPE_CHECKING:
+    from .store import _Sql
+
+_Item = TypeVar("_Item")
 
 # Warnings about the publication list itself: shown above the papers' table, where they matter.
 LIST_WARNINGS = frozenset({
@@ -155,7 +161,7 @@ def nice_ceiling(value: int) -> int:
     """
     if value <= 1:
         return 1
-    power = 10 ** int(math.log10(value))
+    power: int = 10 ** int(math.log10(value))
     return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
 
 
@@ -272,7 +278,7 @@ def _text_cell(value: str | None, shown: str | None = None) -> str:
     return f'<td data-sort="{esc((value or "").casefold())}">{shown if shown is not None else esc(value)}</td>'
 
 
-def _by_citations(items: Iterable, count) -> list:
+def _by_citations(items: Iterable[_Item], count: Callable[[_Item], int | None]) -> list[_Item]:
     """Most cited first, those without a count last, page order kept among equals."""
     return sorted(items, key=lambda item: (count(item) is None, -(count(item) or 0)))
 
@@ -452,7 +458,8 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
     return pages, runs
 
 
-def run_points(db, site: str, profile_id: str, decoded) -> list[RunPoint]:
+def run_points(db: _Sql, site: str, profile_id: str,
+               decoded: Callable[[str, type[PageResult]], PageResult]) -> list[RunPoint]:
     """A profile's runs in a store: the metrics its page gave, else those of the run's snapshots."""
     points = []
     for run, saved_at, record in db.execute(
