@@ -20,6 +20,7 @@ import argparse
 import sys
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def exports(sizes: list[int], repeat: int) -> None:
     for size in sizes:
         results = [result for _, result in faculty_pages(size)]
         count = sum(len(r.publications) for r in results)
-        measured = {fmt: median_seconds(lambda: export(fmt, results), 1 if size >= 1_000_000 else repeat)
+        measured = {fmt: median_seconds(partial(export, fmt, results), 1 if size >= 1_000_000 else repeat)
                     for fmt in ("jsonl", *times)}
         base = measured.pop("jsonl")
         line = f"{count:>9,} publications: jsonl {base:6.2f} s"
@@ -102,7 +103,7 @@ def streamed_json() -> None:
     peaks = {}
     for size in (10_000, 100_000):
         merged = merge(faculty_pages(size))
-        whole = traced_peak(lambda: to_json(merged))
+        whole = traced_peak(partial(to_json, merged))
         peaks[size] = traced_peak(streamed(merged))
         print(f"merged JSON of {len(merged.papers):,} papers ({len(to_json(merged)) / 2**20:.1f} MB): "
               f"streamed peak {peaks[size] / 2**20:.2f} MB, whole-encoding peak {whole / 2**20:.1f} MB "

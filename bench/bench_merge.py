@@ -76,14 +76,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         empty = Path(folder) / "empty.json"
         empty.write_text("[]")
-        runs = [run_once(command() + ["merge", str(empty), "-o", str(Path(folder) / "out")]) for _ in range(5)]
+        runs = [run_once([*command(), "merge", str(empty), "-o", str(Path(folder) / "out")]) for _ in range(5)]
         start_up = statistics.median(r[0] for r in runs)
         print(f"baseline, the same command on no records (start-up): {start_up:.2f} s CPU, "
               f"{statistics.median(r[2] for r in runs):.0f} MB peak")
         for size in sizes:
             source, target = Path(folder) / f"in{size}.jsonl", Path(folder) / f"out{size}"
             count = write_input(source, size)
-            argv = command() + ["merge", str(source), "-f", options.format, "-o", str(target), "--max-bytes", "4G"]
+            argv = [*command(), "merge", str(source), "-f", options.format, "-o", str(target), "--max-bytes", "4G"]
             runs = [run_once(argv) for _ in range(1 if size >= 1_000_000 else options.repeat)]
             cpu, wall, peak = (statistics.median(r[i] for r in runs) for i in range(3))
             figures[size] = (cpu, wall, peak)

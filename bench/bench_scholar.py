@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import lxml.html
@@ -23,8 +24,8 @@ import pubharvest.parsers as parsers
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("PUBHARVEST_CORPUS", ROOT.parent / "shared" / "research"))
-PAGES = sorted((CORPUS / "scholar").glob("profile_*.html")) + [
-    CORPUS / "scholar" / "fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"]
+PAGES = [*sorted((CORPUS / "scholar").glob("profile_*.html")),
+         CORPUS / "scholar" / "fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"]
 GOALS = {"profile": 3.0, "rows": 6.0}
 
 
@@ -65,7 +66,7 @@ def main() -> None:
         data = page.read_bytes()
         result = parsers.parse(data)
         repeat = 31 if len(data) > 500_000 else 201
-        full, floor = paired_medians(lambda: parsers.parse(data), lambda: raw_lxml(data), repeat)
+        full, floor = paired_medians(partial(parsers.parse, data), partial(raw_lxml, data), repeat)
         goal = GOALS[result.page]
         ratio = full / floor
         verdict = "ok" if ratio <= goal else "MISSED"

@@ -62,12 +62,12 @@ def main() -> None:
     args.add_argument("--repeat", type=int, default=21, help="runs of each command; the median is printed")
     options = args.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        commands = {"python -c pass": [sys.executable, "-c", "pass"], "pubharvest --help": command() + ["--help"]}
+        commands = {"python -c pass": [sys.executable, "-c", "pass"], "pubharvest --help": [*command(), "--help"]}
         for site, seed in SEEDS.items():
             page = Path(folder) / f"{site}{Path(seed).suffix}"
             shutil.copyfile(ROOT / seed, page)
             commands[f"pubharvest parse ({site}, {page.stat().st_size // 1024} kB)"] = (
-                command() + ["parse", str(page), "-o", str(Path(folder) / "out.json")])
+                [*command(), "parse", str(page), "-o", str(Path(folder) / "out.json")])
         figures = median_ms(commands, options.repeat)
     bare = figures["python -c pass"][0]
     print(f"CPU time (wall time beside it), medians of {options.repeat} runs; the machine is shared with other work")

@@ -29,7 +29,7 @@ def exponent(sizes: list[int], seconds: list[float]) -> float:
     """The least-squares slope of log(time) on log(size): 1 is linear, 2 quadratic."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in seconds]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 def verdict(good: bool) -> str:

@@ -101,7 +101,7 @@ def absorb(first: Publication, other: Publication, result: PageResult, said: set
     Most fields of a listing are empty or say what the first said: those are passed over before any
     settling (the fields are read in one call each, ``attrgetter`` of them all)."""
     said = _said(result) if said is None else said
-    for name, mine, theirs in zip(_SETTLED, _settled_of(first), _settled_of(other)):
+    for name, mine, theirs in zip(_SETTLED, _settled_of(first), _settled_of(other), strict=True):
         if theirs is None or mine == theirs:
             continue
         value = _settle(first.title, name, mine, theirs, result, said)
@@ -122,7 +122,7 @@ def absorb(first: Publication, other: Publication, result: PageResult, said: set
 
 def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult, said: set[str]) -> None:
     ids = first.ids
-    for name, mine, theirs in zip(_ID_FIELDS, _ids_of(ids), _ids_of(other)):
+    for name, mine, theirs in zip(_ID_FIELDS, _ids_of(ids), _ids_of(other), strict=True):
         if not theirs or mine == theirs:  # nothing to add: no id, an empty list or mapping, the same
             continue
         if isinstance(mine, list):

@@ -289,7 +289,7 @@ class _Card:
     it, the paper its first listing gave (``pub``), whether that listing had a part pubharvest does not read
     (``unread``), and the keys ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
 
-    __slots__ = ("parts", "pub", "unread", "keys")
+    __slots__ = ("keys", "parts", "pub", "unread")
 
     def __init__(self, parts: _Parts | None) -> None:
         self.parts = parts
@@ -601,7 +601,7 @@ def _group(ident: str, heading: Any, result: PageResult) -> tuple[str | None, st
     if not label:
         label = value.rpartition("-")[2]
         result.warn(Warn.group_heading_missing, f"group {ident!r} has no h4 heading of its own: labelled {label!r}")
-    facet = next((f for f, word in zip(_FACETS, ("year", "area", "type")) if word in facet_name), None)
+    facet = next((f for f, word in zip(_FACETS, ("year", "area", "type"), strict=True) if word in facet_name), None)
     if facet is None:
         result.warn(Warn.unknown_grouping, f"an accordion group {facet_name!r} that is not by year, area or type")
     if facet == "years":
@@ -760,7 +760,7 @@ def _text_items(lines: list[str], until_stray: bool = False) -> tuple[list[Publi
 def _section_facet(heading: str, index: int) -> str:
     """Which facet a "Publications by ..." section fills: named in its heading, else by its place."""
     words = heading.lower()
-    named = [facet for facet, word in zip(_FACETS, ("year", "area", "type")) if word in words]
+    named = [facet for facet, word in zip(_FACETS, ("year", "area", "type"), strict=True) if word in words]
     return named[0] if named else _FACETS[min(index, 2)]
 
 

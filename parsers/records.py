@@ -276,7 +276,7 @@ def registered_sites() -> tuple[str, ...]:
     The registry is this module's own package, always imported before this module; it is looked up
     rather than imported because the registry imports this module.
     """
-    sites: tuple[str, ...] = tuple(getattr(sys.modules[__name__.rpartition(".")[0]], "SITES"))
+    sites: tuple[str, ...] = tuple(sys.modules[__name__.rpartition(".")[0]].SITES)
     return sites
 
 
@@ -333,7 +333,7 @@ def id_values(ids: Ids | PublicationIds, kinds: tuple[str, ...]) -> dict[str, st
     >>> id_values(PublicationIds(doi="10.1/x", msr="123"), ("doi", "arxiv", "msr", "elamur"))
     {'doi': '10.1/x', 'msr': '123'}
     """
-    fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids)))
+    fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids), strict=True))
     sites, found = registered_sites(), {}
     for kind in kinds:
         value = own_id(ids, kind) if kind in sites else fields.get(kind)

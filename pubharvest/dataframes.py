@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -59,12 +60,16 @@ def frame(name: str, results: list[Result]) -> pd.DataFrame:
 
 def frame_of(columns: list[Column], rows: list[Any]) -> pd.DataFrame:
     """The DataFrame of ``rows``, one column per ``columns``, with the dtypes their kinds name."""
-    pd = _pandas()
-    return pd.DataFrame({column.name: _series(pd, column, [column.cell(row) for row in rows])
+    _pandas()
+    import pandas as pd
+
+    return pd.DataFrame({column.name: _series(column, [column.cell(row) for row in rows])
                          for column in columns}, index=pd.RangeIndex(len(rows)))
 
 
-def _series(pd: Any, column: Column, values: list[Any]) -> pd.Series:
+def _series(column: Column, values: list[Any]) -> pd.Series:
+    import pandas as pd  # imported by frame_of already
+
     if column.kind == "category":
         known = column.categories() if column.categories else ()
         categories = [*known, *sorted({v for v in values if v is not None} - set(known))]
@@ -108,7 +113,8 @@ def _decoded(item: dict[str, Any]) -> Result:
         raise BadRecords(f"not a valid {kind.__name__}: {error}") from None
 
 
-def _pandas() -> Any:
+def _pandas() -> ModuleType:
+    """pandas, imported; when it is not installed, ``MissingDependency`` with the one-line install hint."""
     try:
         import pandas
     except ImportError:

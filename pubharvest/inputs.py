@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -171,7 +171,7 @@ def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
 
 
 @functools.cache
-def _decoders() -> tuple[msgspec.json.Decoder, msgspec.json.Decoder]:
+def _decoders() -> tuple[msgspec.json.Decoder[list[PageResult] | PageResult], msgspec.json.Decoder[PageResult]]:
     """Decoders of a JSON document of page results (an array or one) and of one page result a line."""
     return msgspec.json.Decoder(list[PageResult] | PageResult), msgspec.json.Decoder(PageResult)
 
@@ -194,7 +194,7 @@ def _decoded_records(data: bytes) -> list[PageResult] | None:
     return decoded if isinstance(decoded, list) else [decoded]
 
 
-def _json_records(data: bytes) -> list[dict] | None:
+def _json_records(data: bytes) -> list[dict[str, Any]] | None:
     """The JSON objects in ``data`` when it is pubharvest records (array, object or lines), else None.
     JSON that no decoder takes (nested too deep, a number too long) is ``BadRecords``."""
     import json  # only to say what is wrong with records (``_decoded_records`` reads good ones)
@@ -219,7 +219,7 @@ def _json_records(data: bytes) -> list[dict] | None:
     return None
 
 
-def _json_items(text: bytes) -> list:
+def _json_items(text: bytes) -> list[Any]:
     """The values of a JSON document (an array's items, or the one value) or of JSON Lines."""
     import json
 

@@ -59,7 +59,7 @@ class Keys:
 
     def key(self, pub: Citable) -> str:
         """A key not handed out before; a merged ``Paper`` keeps the key it carries."""
-        if given := getattr(pub, "key", None):
+        if isinstance(given := getattr(pub, "key", None), str) and given:
             self.used.add(given)
             return given
         base = base_key(pub)

@@ -101,7 +101,7 @@ class SourceRecord(Bibliographic, kw_only=True):
     input: str | None = None  # the file (or "<stdin>") the page came from
     page_url: str | None = None
     citations: int | None = None
-    flags: list[str] = []
+    flags: list[str] = []  # noqa: RUF012 (a Struct: msgspec gives each instance its own empty list)
     run: str | None = None  # the job run and fetch time of the page (records a job wrote)
     fetched_at: str | None = None
 
@@ -121,7 +121,7 @@ class Paper(Bibliographic, kw_only=True):
     citations_max: int | None = None  # the highest count among the sources
     citations_latest: int | None = None  # the count of the most recently fetched source (records a job wrote)
     sources: list[SourceRecord]
-    matched_by: list[Match] = []
+    matched_by: list[Match] = []  # noqa: RUF012 (a Struct, as above)
 
 
 class ProfileSource(_Merged, kw_only=True):
@@ -437,7 +437,7 @@ def latest_count(sources: Sequence[SourceRecord]) -> int | None:
 def _best_title(sources: list[SourceRecord]) -> str | None:
     """The fullest title (never a cut one when a whole one exists); of equals, the best cased:
     not all capitals, then the most capitals (Scholar lower-cases titles)."""
-    def rank(s: SourceRecord) -> tuple:
+    def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
         return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
                 not title.isupper(), sum(map(str.isupper, title)))
@@ -445,9 +445,10 @@ def _best_title(sources: list[SourceRecord]) -> str | None:
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
+_Rank = tuple[int, ...]  # flags (bools) and counts, compared in order: the highest wins
 
 
-def _best(sources: list[_Source], rank: Callable[[_Source], tuple]) -> _Source:
+def _best(sources: list[_Source], rank: Callable[[_Source], _Rank]) -> _Source:
     """The source of highest ``rank`` (the first of equals); a lone source, without ranking it."""
     return sources[0] if len(sources) == 1 else max(sources, key=rank)
 
@@ -497,7 +498,7 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     """
     merged = ids_type()
     for ids in all_ids:
-        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids)):
+        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids), strict=True):
             if not value:
                 continue
             have = getattr(merged, kind)

@@ -24,15 +24,21 @@ import hashlib
 import html
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import TYPE_CHECKING, TypeVar
 
 from pubharvest.parsers.records import Metrics, PageResult, PageWarning, Profile, Publication, YearCitations
 from pubharvest.parsers.warning_codes import Warn
 
 from .merge import MergeResult, Paper, merge
 from .output import _Writer
+
+if TYPE_CHECKING:
+    from .store import _Sql
+
+_Item = TypeVar("_Item")
 
 # Warnings about the publication list itself: shown above the papers' table, where they matter.
 LIST_WARNINGS = frozenset(code.name for code in (
@@ -157,7 +163,7 @@ def nice_ceiling(value: int) -> int:
     """
     if value <= 1:
         return 1
-    power = 10 ** int(math.log10(value))
+    power: int = 10 ** int(math.log10(value))
     return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
 
 
@@ -236,7 +242,7 @@ def cumulative(years: Sequence[YearCitations]) -> list[tuple[str, int | None]]:
     [('2020', 2), ('2021', 5)]
     """
     totals = itertools.accumulate(y.citations for y in years)
-    return [(str(y.year), total) for y, total in zip(years, totals)]
+    return [(str(y.year), total) for y, total in zip(years, totals, strict=True)]
 
 
 def metrics_list(metrics: Metrics) -> str:
@@ -274,7 +280,7 @@ def _text_cell(value: str | None, shown: str | None = None) -> str:
     return f'<td data-sort="{esc((value or "").casefold())}">{shown if shown is not None else esc(value)}</td>'
 
 
-def _by_citations(items: Iterable, count) -> list:
+def _by_citations(items: Iterable[_Item], count: Callable[[_Item], int | None]) -> list[_Item]:
     """Most cited first, those without a count last, page order kept among equals."""
     return sorted(items, key=lambda item: (count(item) is None, -(count(item) or 0)))
 
@@ -325,8 +331,8 @@ def profile_section(view: ProfileView, number: int, top: int) -> str:
 
 def runs_chart(view: ProfileView) -> str:
     labels = [run.run for run in view.runs]
-    chart = line_chart([("h-index", list(zip(labels, [r.h_index for r in view.runs]))),
-                        ("i10-index", list(zip(labels, [r.i10_index for r in view.runs])))],
+    chart = line_chart([("h-index", list(zip(labels, [r.h_index for r in view.runs], strict=True))),
+                        ("i10-index", list(zip(labels, [r.i10_index for r in view.runs], strict=True)))],
                        f"h-index and i10-index of {view.name} over {len(view.runs)} runs")
     computed = any(r.computed for r in view.runs)
     return chart + ('<p class="note">Where the page gave no h-index or i10-index, they are computed from the '
@@ -445,7 +451,7 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
         db = _Sql(store.connection, store.dialect)
         keys = db.execute("SELECT site, profile_id FROM profiles ORDER BY site, profile_id").fetchall()
         pages = [(f"{location} ({site}:{profile_id})", result) for (site, profile_id), result in
-                 zip(keys, store.profiles())]  # both in (site, profile_id) order
+                 zip(keys, store.profiles(), strict=True)]  # both in (site, profile_id) order
         has_runs = "profile_runs" in store.tables
         runs = {i: run_points(db, site, profile_id, decoded)
                 for i, (site, profile_id) in enumerate(keys) if has_runs}
@@ -454,7 +460,8 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
     return pages, runs
 
 
-def run_points(db, site: str, profile_id: str, decoded) -> list[RunPoint]:
+def run_points(db: _Sql, site: str, profile_id: str,
+               decoded: Callable[[str, type[PageResult]], PageResult]) -> list[RunPoint]:
     """A profile's runs in a store: the metrics its page gave, else those of the run's snapshots."""
     points = []
     for run, saved_at, record in db.execute(

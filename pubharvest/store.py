@@ -31,11 +31,11 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 import msgspec.inspect
@@ -45,6 +45,28 @@ from pubharvest.parsers.records import PageResult, PageWarning, Publication, id_
 from .errors import StoreError
 
 _Struct = TypeVar("_Struct", bound=msgspec.Struct)
+# The values of one statement's placeholders, in order.
+Parameters = Sequence[object]
+
+
+class Cursor(Protocol):
+    """What the store reads of a query's cursor, in sqlite3 as in psycopg (rows are tuples)."""
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def executemany(self, statement: str, rows: Iterable[Parameters], /) -> object: ...
+
+
+class Connection(Protocol):
+    """What the store asks of a database connection, in sqlite3 as in psycopg."""
+
+    def execute(self, statement: str, parameters: Parameters = ..., /) -> Cursor: ...
+
+    def cursor(self) -> Cursor: ...
+
+    def close(self) -> None: ...
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profiles (
@@ -134,7 +156,7 @@ class _Dialect:
 
     name = "sqlite"
 
-    def connect(self, location: str | Path, readonly: bool = False):
+    def connect(self, location: str | Path, readonly: bool = False) -> Connection:
         if readonly:  # the URI form: nothing is ever written, not even a journal or an empty file
             return sqlite3.connect(Path(location).resolve().as_uri() + "?mode=ro", uri=True)
         if str(location) != ":memory:":
@@ -142,7 +164,7 @@ class _Dialect:
         # A job saves from its writer thread, one save at a time.
         return sqlite3.connect(str(location), check_same_thread=False)
 
-    def tables(self, connection) -> set[str]:
+    def tables(self, connection: Connection) -> set[str]:
         rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         return {name for (name,) in rows}
 
@@ -150,11 +172,12 @@ class _Dialect:
         return statement
 
     @contextmanager
-    def transaction(self, connection):
+    def transaction(self, connection: Connection) -> Iterator[_Sql]:
+        assert isinstance(connection, sqlite3.Connection)
         with connection:
             yield _Sql(connection, self)
 
-    def create_schema(self, connection) -> None:
+    def create_schema(self, connection: Connection) -> None:
         with self.transaction(connection) as db:
             _create_schema(db)
 
@@ -174,7 +197,7 @@ class _Postgres(_Dialect):
 
     name = "postgresql"
 
-    def connect(self, location: str | Path, readonly: bool = False):
+    def connect(self, location: str | Path, readonly: bool = False) -> Connection:
         try:
             import psycopg
         except ImportError:
@@ -188,7 +211,7 @@ class _Postgres(_Dialect):
             where = without_password(str(location))
             raise StoreError(f"cannot open the store at {where}: {_first_line(error)}") from None
 
-    def tables(self, connection) -> set[str]:
+    def tables(self, connection: Connection) -> set[str]:
         rows = connection.execute("SELECT table_name FROM information_schema.tables "
                                   "WHERE table_schema = current_schema()").fetchall()
         return {name for (name,) in rows}
@@ -197,16 +220,17 @@ class _Postgres(_Dialect):
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"
 
     @contextmanager
-    def transaction(self, connection):
+    def transaction(self, connection: Connection) -> Iterator[_Sql]:
         import psycopg
 
+        assert isinstance(connection, psycopg.Connection)
         try:
             with connection.transaction():
                 yield _Sql(connection, self)
         except psycopg.Error as error:
             raise StoreError(f"the store ({connection.info.dsn}) failed: {_first_line(error)}") from error
 
-    def create_schema(self, connection) -> None:
+    def create_schema(self, connection: Connection) -> None:
         with self.transaction(connection) as db:
             # workers starting together would race on CREATE TABLE IF NOT EXISTS (a unique violation
             # in pg_type); one advisory lock for the length of this transaction serialises them
@@ -231,13 +255,13 @@ def without_password(url: str) -> str:
 class _Sql:
     """A connection that speaks the SQL written here (``?`` placeholders) in its dialect."""
 
-    def __init__(self, connection, dialect: _Dialect) -> None:
+    def __init__(self, connection: Connection, dialect: _Dialect) -> None:
         self.connection, self.dialect = connection, dialect
 
-    def execute(self, statement: str, parameters: tuple = ()):
+    def execute(self, statement: str, parameters: Parameters = ()) -> Cursor:
         return self.connection.execute(self.dialect.sql(statement), parameters)
 
-    def executemany(self, statement: str, rows: list[tuple]) -> None:
+    def executemany(self, statement: str, rows: list[Parameters]) -> None:
         """``statement`` once per row, in order, in one call (sqlite3 and psycopg both batch it)."""
         if rows:
             self.connection.cursor().executemany(self.dialect.sql(statement), rows)
@@ -345,7 +369,7 @@ class Store:
             f"LEFT JOIN {listed}l.site = s.site AND l.publication_id = s.publication_id "
             "LEFT JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id "
             "ORDER BY s.site, s.publication_id, s.taken_at, s.run_id, l.profile_id")
-        return [dict(zip(HISTORY_KEYS, row)) for row in rows.fetchall()]
+        return [dict(zip(HISTORY_KEYS, row, strict=True)) for row in rows.fetchall()]
 
     def listings(self, site: str, profile_id: str) -> list[tuple[str, bool, list[str]]]:
         """A profile's history: ``(run id, complete, publication ids in page order)`` per run, oldest first."""

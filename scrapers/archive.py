@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, cast
 
 import msgspec
 
@@ -78,7 +78,7 @@ class ArchiveWriter:
         """A fresh ``WARC-Record-ID``, to name a response before it is written."""
         from warcio.statusandheaders import StatusAndHeadersParser
 
-        return StatusAndHeadersParser.make_warc_id()
+        return cast(str, StatusAndHeadersParser.make_warc_id())
 
     def write_record(self, record: object) -> None:
         """Append one whole record; after a failed write, nothing more (the error is kept for ``target_done``)."""
@@ -346,7 +346,29 @@ def _ignore(line: str) -> None:
     return None
 
 
-def _records(path: Path, on_damage: Callable[[str], None]) -> Iterator[tuple[int, object]]:
+class _Headers(Protocol):
+    def get_header(self, name: str) -> str | None: ...
+
+
+class _HttpHeaders(Protocol):
+    def get_statuscode(self) -> str | None: ...
+
+
+class _Reader(Protocol):
+    def read(self) -> bytes: ...
+
+
+class _WarcRecord(Protocol):
+    """What is read of a warcio record (warcio has no type hints)."""
+
+    rec_type: str
+    rec_headers: _Headers
+    http_headers: _HttpHeaders | None
+
+    def content_stream(self) -> _Reader: ...
+
+
+def _records(path: Path, on_damage: Callable[[str], None]) -> Iterator[tuple[int, _WarcRecord]]:
     """``(offset, warcio record)`` for every whole record of the file; each damaged stretch is one line."""
     from warcio.archiveiterator import ArchiveIterator
 
@@ -371,15 +393,14 @@ class _Index:
         ours, whole = False, False
         for offset, record in _records(path, on_damage):
             whole = True
-            kind = record.rec_type  # type: ignore[attr-defined]  # warcio's records are untyped
-            headers = record.rec_headers  # type: ignore[attr-defined]
+            kind, headers = record.rec_type, record.rec_headers
             uri = headers.get_header("WARC-Target-URI") or ""
             if kind == "warcinfo":
-                ours = ours or b"pubharvest" in record.content_stream().read()  # type: ignore[attr-defined]
+                ours = ours or b"pubharvest" in record.content_stream().read()
             elif kind == "response":
-                self.responses[headers.get_header("WARC-Record-ID")] = (path, offset)
+                self.responses[headers.get_header("WARC-Record-ID") or ""] = (path, offset)
             elif kind == "metadata" and uri.startswith(TARGET_PREFIX):
-                entry = json.loads(record.content_stream().read())  # type: ignore[attr-defined]
+                entry = json.loads(record.content_stream().read())
                 self.targets.pop((entry["run"], entry["target"]), None)  # the last write of each run and target
                 self.targets[(entry["run"], entry["target"])] = ArchivedTarget(
                     entry["run"], entry["target"], entry["outcome"], entry["responses"], path, entry.get("fetched_at"))
@@ -414,10 +435,10 @@ class _Index:
         return page
 
 
-def _page(record) -> ArchivedPage | None:
+def _page(record: _WarcRecord) -> ArchivedPage | None:
     if record.rec_type != "response" or record.http_headers is None:
         return None
-    return ArchivedPage(record.rec_headers.get_header("WARC-Record-ID"),
+    return ArchivedPage(record.rec_headers.get_header("WARC-Record-ID") or "",
                         record.rec_headers.get_header("WARC-Target-URI") or "",
                         int(record.http_headers.get_statuscode() or 0), record.content_stream().read())
 

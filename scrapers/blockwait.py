@@ -42,12 +42,13 @@ def note_block(journal: Path, run: str, host: str, reason: str, at: float | None
         os.fsync(stream.fileno())
 
 
-def recent_blocks(journal: Path | None, hosts: set[str], wait: float, now: float | None = None) -> dict[str, tuple]:
+def recent_blocks(journal: Path | None, hosts: set[str], wait: float,
+                  now: float | None = None) -> dict[str, tuple[str, float]]:
     """``host -> (reason, seconds left)`` for each of ``hosts`` that blocked the job less than ``wait`` seconds ago."""
     if journal is None or not journal.exists() or wait <= 0:
         return {}
     now = time.time() if now is None else now
-    found: dict[str, tuple] = {}
+    found: dict[str, tuple[str, float]] = {}
     for line in journal.read_bytes().splitlines():
         try:
             entry = json.loads(line)

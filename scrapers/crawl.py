@@ -336,7 +336,7 @@ class BlockMiddleware:
 
     @property
     def spider(self) -> ProfileSpider:
-        return self.crawler.spider
+        return cast(ProfileSpider, self.crawler.spider)
 
     def process_request(self, request: Request) -> Request | Response | None:
         """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""

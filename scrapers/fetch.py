@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 from protego import Protego
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from pubharvest.errors import (
     FetchError,
@@ -173,7 +173,8 @@ class Fetcher:
     def _retryable(self, error: BaseException) -> bool:
         return isinstance(error, _RetryLater)
 
-    def _wait(self, state) -> float:
+    def _wait(self, state: RetryCallState) -> float:
+        assert state.outcome is not None  # asked after an attempt, which failed
         error = state.outcome.exception()
         settings = self.settings
         exponential = settings.backoff * 2 ** (state.attempt_number - 1) + random.uniform(0, settings.backoff)
@@ -222,7 +223,7 @@ class Fetcher:
         The host's pace is booked from the moment the request's bytes are written, so that a busy
         event loop between booking and sending cannot bring two requests closer than the interval.
         """
-        async def trace(event: str, info: dict) -> None:
+        async def trace(event: str, info: dict[str, Any]) -> None:
             if spacing and event.endswith("send_request_headers.complete"):
                 host.not_before = max(host.not_before, time.monotonic() + spacing)
 

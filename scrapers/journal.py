@@ -24,7 +24,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal, cast, get_args
+from typing import IO, Any, Literal, cast, get_args
 
 from pubharvest.errors import JobError
 
@@ -110,7 +110,7 @@ class Ledger:
             if stream.tell() > self._end:
                 stream.truncate(self._end)
 
-    def _append(self, entry: dict) -> None:
+    def _append(self, entry: dict[str, object]) -> None:
         if self.journal is None:
             return
         self.journal.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,7 @@ def lock_job(journal: Path | None) -> IO[bytes] | None:
     return stream
 
 
-def _read_journal(path: Path | None) -> list[dict]:
+def _read_journal(path: Path | None) -> list[dict[str, Any]]:  # JSON lines, as read
     if path is None or not path.exists():
         return []
     entries = []

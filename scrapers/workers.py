@@ -29,7 +29,7 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import redis
 from scrapy.exceptions import DontCloseSpider
@@ -198,16 +198,16 @@ def _text_or_none(value: bytes | str | None) -> str | None:
     return None if value is None else _text(value)
 
 
-class ClaimQueue(Base):
+class ClaimQueue(Base):  # type: ignore[misc]  # scrapy-redis has no type hints: its classes, and what they hold, are Any
     """The queue of requests shared by workers: seeds in order, each successor ahead of them; taking
     a request claims it for the taker."""
 
     @property
     def coordinator(self) -> Coordinator:
-        return self.spider.engine.coordinator
+        return cast(Coordinator, self.spider.engine.coordinator)
 
     def __len__(self) -> int:
-        return self.server.llen(self.key)
+        return cast(int, self.server.llen(self.key))
 
     def push(self, request: Any) -> None:
         """Queue ``request``; if it succeeds a claimed request, drop that claim in the same transaction.
@@ -233,7 +233,7 @@ class ClaimQueue(Base):
         return request
 
 
-class ClaimScheduler(Scheduler):
+class ClaimScheduler(Scheduler):  # type: ignore[misc]  # as ClaimQueue
     """scrapy-redis's scheduler, dropping the claim of a request whose successor was a duplicate."""
 
     def enqueue_request(self, request: Any) -> bool:

@@ -31,6 +31,7 @@ import tokenize
 import tomllib
 from collections.abc import Iterator
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -76,7 +77,7 @@ def anchors(path: Path) -> frozenset[str]:
     seen: dict[str, int] = {}
     found = set()
     stream = tokens(path)
-    for token, inline in zip(stream, stream[1:], strict=False):
+    for token, inline in pairwise(stream):
         if token.type == "heading_open":
             base = slug(heading_text(inline))
             count = seen.get(base, 0)
@@ -285,7 +286,7 @@ def project_files() -> Iterator[Path]:
             relative = name(path)
             if relative.startswith(NOT_PROSE):
                 continue
-            if path.suffix in TEXT or relative.startswith((".ci/", "tools/")) and not path.suffix:
+            if path.suffix in TEXT or (relative.startswith((".ci/", "tools/")) and not path.suffix):
                 yield path
 
 

@@ -22,7 +22,7 @@ from pubharvest.errors import ParseError
 from pubharvest.parsers.records import to_builtins
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_size_msr_elamur import enlarged_elamur, enlarged_msr, one_line  # noqa: E402
+from bench_size_msr_elamur import enlarged_elamur, enlarged_msr, one_line
 
 MATTERGEN = "msr/publication_mattergen_990378_2026-08-26.excerpt.html"
 MSR_HTML = ["msr/010_people_publications.html"]

@@ -13,7 +13,7 @@ from pubharvest.parsers.elamur import sections as elamur_sections
 from pubharvest.parsers.records import to_builtins
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_size_msr_elamur import enlarged_elamur, one_line  # noqa: E402
+from bench_size_msr_elamur import enlarged_elamur, one_line
 
 COPIES = 1000  # two papers with a page, copied: 2,002 papers, 4,003 list items
 SMALL = (FIXTURES / "elamur" / "000_multiline.md").read_text(encoding="utf-8")

@@ -118,7 +118,7 @@ def assert_bibtex_reads_back(pubs: Sequence[Citable]) -> None:
     decoded, raw = bibtex_library(text), bibtex_library(text, decode=False)
     assert decoded.failed_blocks == [] and len(decoded.entries) == len(pubs)
     assert len({e.key for e in decoded.entries}) == len(pubs)
-    for pub, entry, names in zip(pubs, decoded.entries, raw.entries):
+    for pub, entry, names in zip(pubs, decoded.entries, raw.entries, strict=True):
         # pylatexenc decodes \textasciicircum{} to the modifier letter ˆ (U+02C6), not to ^
         fields = {f.key: f.value.replace("\u02c6", "^") for f in entry.fields}
         verbatim = {f.key: f.value for f in names.fields}
@@ -140,7 +140,7 @@ def assert_same_authors(pub: Citable, names: list) -> None:
     particles) is made of words of the name as written (the whole name for a group)."""
     written = [name.split() for name in pub.authors] + ([["others"]] if pub.authors_truncated else [])
     assert len(names) == len(written)
-    for name, words in zip(names, written):
+    for name, words in zip(names, written, strict=True):
         family = " ".join(name.von + name.last).replace("{", "").replace("}", "").split()
         assert family and set(family) <= set(words), (family, words)
 

@@ -104,7 +104,7 @@ def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                return path[path.index(nxt):] + [nxt]
+                return [*path[path.index(nxt):], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:

@@ -163,7 +163,7 @@ def test_hostile_json_is_one_line_each_and_the_batch_goes_on(capsys, tmp_path: P
 
 
 def test_merge_names_json_it_cannot_read_as_bad_records(capsys, tmp_path: Path) -> None:
-    deep, deep_records, number, numbers, _ = hostile_json(tmp_path)
+    _deep, deep_records, number, numbers, _ = hostile_json(tmp_path)
     code, _, err = run(capsys, "merge", str(deep_records), str(number), str(numbers), str(SEED))
     assert code == 1
     assert err == [f"{deep_records}: bad_records: JSON nested too deeply to read",

@@ -79,7 +79,7 @@ def test_zero_family_stays_apart_and_fullest_values_are_chosen() -> None:
     infinity = papers["ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"]
     assert (infinity.venue, infinity.venue_truncated) == ("SC 2021", False)  # not Scholar's cut venue
     inference = papers["DeepSpeed Inference: Enabling Efficient Inference of Transformer Models at Unprecedented Scale"]
-    assert ([s.title for s in inference.sources][0] or "").startswith("Deepspeed-inference")
+    assert (inference.sources[0].title or "").startswith("Deepspeed-inference")
     assert (inference.type, inference.ids.report_number) == ("report", "MSR-TR-2022-21")
 
 
@@ -176,7 +176,8 @@ def test_cut_values_lose_to_whole_ones() -> None:
 def test_title_casing_prefers_mixed_case_to_capitals_and_to_lower_case() -> None:
     titles = ["ZERO-OFFLOAD: DEMOCRATIZING TRAINING", "Zero-offload: Democratizing training",
               "ZeRO-Offload: Democratizing Training"]
-    (paper,) = merge((None, page(site, pub(t))) for site, t in zip(("msr", "scholar", "elamur"), titles)).papers
+    (paper,) = merge((None, page(site, pub(t)))
+                     for site, t in zip(("msr", "scholar", "elamur"), titles, strict=True)).papers
     assert paper.title == titles[2]
 
 

@@ -34,7 +34,7 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
     same title (until one joins), then each cut title tries every longer title it begins."""
     sources, page_of, labels = [], [], []
     for index, result in enumerate(pages):
-        for row, pub in enumerate(result.publications):
+        for pub in result.publications:
             sources.append(source_record(None, result, pub))
             page_of.append(index)
             labels.append(str(pub.url))

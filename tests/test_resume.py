@@ -85,7 +85,7 @@ def test_killed_job_leaves_whole_records_and_the_rerun_completes(hanging_job, tm
 
 
 def test_ctrl_c_stops_cleanly_with_a_summary(hanging_job, tmp_path: Path, capsys) -> None:
-    site, job, process = hanging_job
+    _site, job, process = hanging_job
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130, err

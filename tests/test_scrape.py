@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -208,8 +209,8 @@ def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys)
         assert scrape(capsys, job)[0] == 0
         scholar_times = [t for t, _, _ in scholar.log]
         other_times = [t for t, path, _ in other.log if "/people/" in path]
-    assert min(b - a for a, b in zip(scholar_times, scholar_times[1:])) >= 0.15  # 5/s, less the server's slack
-    assert min(b - a for a, b in zip(other_times, other_times[1:])) >= 0.33  # robots.txt's Crawl-delay wins
+    assert min(b - a for a, b in pairwise(scholar_times)) >= 0.15  # 5/s, less the server's slack
+    assert min(b - a for a, b in pairwise(other_times)) >= 0.33  # robots.txt's Crawl-delay wins
     assert other_times[0] < scholar_times[-1]  # the two hosts were fetched side by side
 
 
@@ -259,7 +260,7 @@ def test_a_faulty_job_accounts_for_every_target_and_a_rerun_finishes_it(tmp_path
         assert "1 done, 5 already finished" in err
         assert not other.paths("no-such-author")[1:], "a failed target is finished for its run"
     got = records(tmp_path / "out.jsonl")
-    assert [profile_key(r) for r in got] == first + [f"scholar:{SCHOLAR_C}"]
+    assert [profile_key(r) for r in got] == [*first, f"scholar:{SCHOLAR_C}"]
     assert len(got[first.index(f"scholar:{SCHOLAR_A}")]["publications"]) == 250
 
 

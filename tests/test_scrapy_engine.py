@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("scrapy")
 
-from fakesite import FakeSite  # noqa: E402
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, lines_without_when, profile_key, records, write_job  # noqa: E402
-from scrapyjobs import run_cli, start_cli, wait_until  # noqa: E402
-from slowsite import SlowSite  # noqa: E402
+from fakesite import FakeSite
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, lines_without_when, profile_key, records, write_job
+from scrapyjobs import run_cli, start_cli, wait_until
+from slowsite import SlowSite
 
-from pubharvest.cli import main  # noqa: E402
+from pubharvest.cli import main
 
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
@@ -80,8 +80,8 @@ def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
 
     with FakeSite() as site:
         real_page = site.page
-        setattr(site, "page",
-                lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path))
+        site.page = (  # type: ignore[method-assign]
+            lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path))
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
                         {"scholar": site.url}, retries=3, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")

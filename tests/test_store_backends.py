@@ -86,7 +86,7 @@ def test_export_opens_a_database_read_only(location) -> None:
     Store(location).close()
     store = Store(location, readonly=True)
     try:
-        with pytest.raises(Exception, match="(?i)read.?only|readonly"):
+        with pytest.raises(Exception, match=r"(?i)read.?only|readonly"):
             with store.dialect.transaction(store.connection) as db:
                 db.execute("INSERT INTO store_meta (name, value) VALUES ('x', 'y')")
     finally:

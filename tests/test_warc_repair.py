@@ -92,7 +92,7 @@ def test_a_job_resumed_on_a_cut_archive_ends_with_an_archive_read_whole(tmp_path
     warc = tmp_path / "out.warc.gz"
     data = warc.read_bytes()
     ends = member_ends(data)
-    metadata = [end for end, start in zip(ends, [0, *ends]) if b"pubharvest:target:" in zlib.decompress(
+    metadata = [end for end, start in zip(ends, [0, *ends], strict=False) if b"pubharvest:target:" in zlib.decompress(
         data[start:end], wbits=31)]
     assert len(metadata) == len(USERS)
     rng = random.Random(7)

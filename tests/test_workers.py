@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("scrapy")
 
-from scrapejobs import records, write_job  # noqa: E402
-from scrapyjobs import fresh_database, service, start_cli, wait_until  # noqa: E402
-from slowsite import SlowSite  # noqa: E402
+from scrapejobs import records, write_job
+from scrapyjobs import fresh_database, service, start_cli, wait_until
+from slowsite import SlowSite
 
 SCHOLARS = [f"Work{i:04d}erAAAAJ" for i in range(10)]
 PEOPLE = ["adaexample"]  # the fake MSR page names its person: one target
@@ -87,7 +87,7 @@ def assert_every_record_once(postgres_url: str, outputs: list[Path]) -> None:
     assert db["profiles"] == keys
     per_profile = dict(db["links"])
     assert all(per_profile[f"scholar:{u}"] == ROWS for u in SCHOLARS)
-    [(run, snapshots)] = db["snapshots"]  # one run, one snapshot per publication
+    [(_run, snapshots)] = db["snapshots"]  # one run, one snapshot per publication
     assert snapshots == db["publications"]
     written = [r for path in outputs if path.exists() for r in records(path)]
     assert len({(r["site"], r["url"]) for r in written}) == len(keys)

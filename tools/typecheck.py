@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,16 +28,25 @@ def package_dirs() -> dict[str, Path]:
     return {package: ROOT / folder for package, folder in mapping.items()}
 
 
+def package_files(folder: Path) -> Iterator[Path]:
+    """The modules (and ``py.typed``) of the package in ``folder`` and of its subpackages, at any depth."""
+    for source in sorted(folder.iterdir()):
+        if source.is_dir() and (source / "__init__.py").is_file():
+            yield from package_files(source)
+        elif source.suffix in (".py", ".pyi") or source.name == "py.typed":
+            yield source
+
+
 def link_tree(where: Path) -> dict[str, str]:
     """Link every module of every package into ``where`` by its installed path; linked -> real paths."""
     real: dict[str, str] = {}
     for package, folder in package_dirs().items():
         target = where.joinpath(*package.split("."))
-        target.mkdir(parents=True, exist_ok=True)
-        for source in folder.iterdir():
-            if source.suffix in (".py", ".pyi") or source.name == "py.typed":
-                (target / source.name).symlink_to(source)
-                real[str(target / source.name)] = str(source.relative_to(ROOT))
+        for source in package_files(folder):
+            linked = target / source.relative_to(folder)
+            linked.parent.mkdir(parents=True, exist_ok=True)
+            linked.symlink_to(source)
+            real[str(linked)] = str(source.relative_to(ROOT))
     return real
 
 

@@ -151,7 +151,7 @@ def read_sections(text: str, start: int) -> list[Section]:
     if _OPEN_BLOCK.search(head):
         return _markdown_sections(_with_newlines(text[start:]))
     sections = _markdown_sections(head)
-    for at, end in zip(bounds, bounds[1:] + [len(text)]):
+    for at, end in zip(bounds, [*bounds[1:], len(text)], strict=True):
         heading = _LIST_HEADING.match(text, at)
         if heading is None:
             if not _add_slow(sections, text, at, end):

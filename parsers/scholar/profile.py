@@ -211,7 +211,7 @@ def _coauthor_parts(box: Element | None) -> list[dict[str, list[Element]]]:
 def _coauthors(box: Element | None) -> list[Coauthor]:
     """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
     found = []
-    for item, parts in zip(box.iter("li") if box is not None else (), _coauthor_parts(box)):
+    for item, parts in zip(box.iter("li") if box is not None else (), _coauthor_parts(box), strict=True):
         desc = first_of(parts, "desc")
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)

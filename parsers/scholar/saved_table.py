@@ -52,7 +52,7 @@ def parse_saved_table(doc: Document) -> PageResult:
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
     glued = [_coauthor_from_glued_text(line) for line in trailing]
-    for line, coauthor in zip(trailing, glued):
+    for line, coauthor in zip(trailing, glued, strict=True):
         if coauthor is None:
             result.warn(Warn.ignored_line, f"a line after the table is not a co-author: {line[:80]!r}")
     result.profile = Profile(coauthors=[c for c in glued if c is not None])

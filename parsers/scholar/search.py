@@ -66,7 +66,8 @@ def parse_search(doc: Document) -> PageResult:
     listing = next(iter(as_elements(BY_ID(root, ids="gs_res_ccl_mid gs_ccl"))), None)
     blocks, others = _result_blocks(listing)
     parsed = [_result_parts(block) for block in blocks]
-    result.publications = [_search_result(block, parts, origin) for block, (parts, _) in zip(blocks, parsed)]
+    result.publications = [_search_result(block, parts, origin)
+                           for block, (parts, _) in zip(blocks, parsed, strict=True)]
     result.profiles = [_profile_stub(h4, origin) for block in others for h4 in block.iter("h4")
                        if "gs_rt2" in class_names(h4)]
     result.search = _search_info(doc, root, origin, listing, has_results=bool(blocks))
@@ -326,7 +327,7 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
     if not blocks and doc.contains('class="gs_rt"') and not result.profiles:
         raise LayoutChanged("the markup holds result titles (h3.gs_rt) but no result block (div.gs_r > div.gs_ri)")
     unread: dict[str, list[int]] = {}
-    for number, ((parts, strange), pub) in enumerate(zip(parsed, result.publications), 1):
+    for number, ((parts, strange), pub) in enumerate(zip(parsed, result.publications, strict=True), 1):
         for part in _unread_result_parts(parts, pub, strange):
             unread.setdefault(part, []).append(number)
     for part, numbers in unread.items():
@@ -387,7 +388,7 @@ _SEARCH_PAGE_LINKS = etree.XPath("id('gs_n')//a")
 
 def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None:
     """The page bar (#gs_n) against the page's links to other result pages (``start=``)."""
-    if info.page_number is not None and info.next_start is not None or not doc.contains("start="):
+    if (info.page_number is not None and info.next_start is not None) or not doc.contains("start="):
         return
     root = doc.selector.root
     if info.page_number is None:
