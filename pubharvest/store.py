@@ -41,6 +41,7 @@ import msgspec
 import msgspec.inspect
 
 from pubharvest.parsers.records import PageResult, PageWarning, Publication, id_value, to_json
+from pubharvest.parsers.warning_codes import Warn
 
 from .errors import StoreError
 
@@ -113,7 +114,7 @@ _MIGRATIONS = (
     "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 )
 # Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export.
-INCOMPLETE = frozenset({"partial", "shrunk", "layout_changed"})
+INCOMPLETE = frozenset({Warn.partial.name, Warn.shrunk.name})
 
 _UPSERT_PROFILE = """INSERT INTO profiles (site, profile_id, name, url, record, first_run, last_run, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -399,9 +400,9 @@ def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> Page
     run, before = previous
     count = len(result.publications)
     works = result.profile.metrics.works if result.profile else None
-    if count * 2 >= before or works == count or any(w.code == "partial" for w in result.warnings):
+    if count * 2 >= before or works == count or any(w.code == Warn.partial.name for w in result.warnings):
         return None
-    return PageWarning(code="shrunk", message=f"lists {count} publications where run {run} listed {before}: "
+    return PageWarning(code=Warn.shrunk.name, message=f"lists {count} publications where run {run} listed {before}: "
                                               "kept, but not exported while that record stands")
 
 
