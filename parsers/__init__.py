@@ -11,8 +11,10 @@ Every failure is a ``ParseError`` with a ``code`` (see ``parsers.errors``).
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pubharvest.errors import (
     Binary,
@@ -25,6 +27,7 @@ from pubharvest.errors import (
     Unrecognised,
 )
 
+from . import registry
 from .page import Document, refuse_forbidden
 from .records import PageResult, Source, json_schema
 from .site import SiteInfo
@@ -36,9 +39,25 @@ __all__ = [
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised", "LayoutChanged",
 ]
 
-# The registry: one module per site, asked in this order; the first that recognises a page wins.
-# Adding a site is adding its module here (see docs/adding-a-site.md).
-SITES: tuple[str, ...] = ("scholar", "msr", "elamur")
+if TYPE_CHECKING:
+    from .registry import SITES
+
+
+class _Package(ModuleType):
+    """This package, whose ``SITES`` is the registry's (``registry.SITES``): read there, and written
+    there when a site is added at runtime (``parsers.SITES = (*parsers.SITES, "toy")``), so that the
+    record model, which reads the registry, knows the site at once."""
+
+    @property
+    def SITES(self) -> tuple[str, ...]:
+        return registry.SITES
+
+    @SITES.setter
+    def SITES(self, names: tuple[str, ...]) -> None:
+        registry.SITES = names
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def site_info(name: str) -> SiteInfo:
@@ -47,7 +66,7 @@ def site_info(name: str) -> SiteInfo:
     >>> site_info("elamur").base_url
     'https://md.research.elamur.ai'
     """
-    if name not in SITES:
+    if name not in registry.SITES:
         raise KeyError(name)
     info: SiteInfo = _site_module(name).SITE
     return info
@@ -55,7 +74,7 @@ def site_info(name: str) -> SiteInfo:
 
 def site_infos() -> tuple[SiteInfo, ...]:
     """Every registered site's identity, in registry order."""
-    return tuple(site_info(name) for name in SITES)
+    return tuple(site_info(name) for name in registry.SITES)
 
 
 def site_titles() -> str:
@@ -79,7 +98,7 @@ def refuse_block_pages(doc: Document) -> None:
     """Raise ``Blocked`` or ``NotFoundOrPrivate`` for a page a site sends instead of content: each
     site's own CAPTCHA or sign-in page (its module's optional ``refuse(doc)``), then the 403 page
     any site may send. Asked before any site sniffs the page."""
-    for name in SITES:
+    for name in registry.SITES:
         refuse = getattr(_site_module(name), "refuse", None)
         if refuse is not None:
             refuse(doc)
@@ -88,7 +107,7 @@ def refuse_block_pages(doc: Document) -> None:
 
 def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:
     refuse_block_pages(doc)
-    for name in SITES:
+    for name in registry.SITES:
         module = _site_module(name)
         kind = module.sniff(doc)
         if kind:

@@ -18,11 +18,11 @@ ValueError: 'nowhere' is not a site pubharvest knows (scholar, msr, elamur)
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Literal
 
 import msgspec
 
+from . import registry
 from .warning_codes import Warn, codes
 
 __all__ = [
@@ -271,13 +271,8 @@ class PageResult(_Record):
 
 def registered_sites() -> tuple[str, ...]:
     """The names of the sites in the registry (``pubharvest.parsers.SITES``), read on every call so
-    that a site added there is known at once.
-
-    The registry is this module's own package, always imported before this module; it is looked up
-    rather than imported because the registry imports this module.
-    """
-    sites: tuple[str, ...] = tuple(sys.modules[__name__.rpartition(".")[0]].SITES)
-    return sites
+    that a site added there is known at once."""
+    return registry.SITES
 
 
 def own_id(ids: Ids | PublicationIds, site: str) -> str | None:
