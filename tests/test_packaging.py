@@ -31,7 +31,7 @@ def test_wheel_holds_one_top_level_package(tmp_path: Path) -> None:
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert top == {"pubharvest"}
     for module in ("pubharvest/parsers/scholar/__init__.py", "pubharvest/parsers/scholar/_base.py",
-                   "pubharvest/scrapers/runner.py", "pubharvest/cli.py",
+                   "pubharvest/scrapers/runner.py", "pubharvest/cli/__init__.py", "pubharvest/cli/scrape.py",
                    "pubharvest/py.typed"):
         assert module in names
 

@@ -1,4 +1,4 @@
-"""The ``scrape`` and ``store export`` commands: arguments in, a job run, one clear account out."""
+"""``pubharvest scrape``: a job file (or one target) in, a job run, one clear account out."""
 
 from __future__ import annotations
 
@@ -10,22 +10,62 @@ import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_plus
 
-from .errors import ExitCode, JobError, PubharvestError
+from pubharvest.parsers import site_info
+from pubharvest.parsers.records import to_json
+from pubharvest.scrapers import run_job
+from pubharvest.scrapers.blockwait import left_words, recent_blocks
+from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
+from pubharvest.scrapers.sites import host_of
+
+from ..errors import ExitCode, JobError, PubharvestError
+from ..progress import Progress
+from ..store import Store, is_database_url, without_password
+from .options import SITE_NAMES
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
     from pubharvest.scrapers import Job, Summary, Target
     from pubharvest.scrapers.engine import Sink
 
-    from .progress import Progress
-    from .store import Store
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Run a job file, or one target with --site and --id (or --url). A rerun of a job "
+                          "resumes its unfinished run. Exit 0 when every target finished, 1 when some failed, "
+                          "2 for a bad job or usage, 3 when a site blocked the job, 4 when no host could be "
+                          "reached, 130 when interrupted.")
+    parser.add_argument("job", nargs="?", metavar="JOB.toml")
+    parser.add_argument("--site", help=f"one-off form: the site of the target ({SITE_NAMES})")
+    parser.add_argument("--id", dest="target_id", help="one-off form: the profile id on that site")
+    parser.add_argument("--url", dest="target_url", help="one-off form: the profile URL")
+    parser.add_argument("--search", metavar="QUERY", help="one-off form, with --site scholar: fetch one page of "
+                                                          "search results for QUERY (if robots.txt allows)")
+    parser.add_argument("--author", metavar="NAME", help="one-off form, with --site scholar: fetch one page of "
+                                                         "the author search for NAME (if robots.txt allows)")
+    parser.add_argument("--contact", help="one-off form: an e-mail or URL for the User-Agent "
+                                          "(default: $PUBHARVEST_CONTACT)")
+    parser.add_argument("--base-url", help="one-off form: fetch from this mirror or test server")
+    parser.add_argument("--robots", choices=("obey", "ignore"), help="one-off form: robots.txt policy (default: obey)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="JSON Lines output (one-off default: stdout)")
+    parser.add_argument("--store", metavar="DB",
+                        help="also upsert records into this store: an SQLite file or a postgresql:// URL")
+    parser.add_argument("--warc", metavar="FILE", help="archive every request and response here")
+    parser.add_argument("--new-run", action="store_true",
+                        help="start a new run even if the last one left targets unfinished")
+    parser.add_argument("--force", action="store_true",
+                        help="go back to a host that blocked the job less than block_wait ago")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log each request and response")
+    parser.add_argument("--engine", choices=("httpx", "scrapy"), default="httpx",
+                        help="httpx: the built-in async fetcher (default); scrapy: the job as Scrapy spiders "
+                             "(needs pip install 'pubharvest[scrapy]')")
+    parser.add_argument("--redis", metavar="URL",
+                        help="with --engine scrapy: share the job's queue through this Redis server, so that "
+                             "workers on several machines split it (see docs/workers.md)")
 
 
-def scrape(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the job of ``args`` (a job file or the one-off form) and report how it went."""
-    from .progress import Progress
-
     store: Store | None = None
     try:
         job = job_of(args)
@@ -33,7 +73,7 @@ def scrape(args: argparse.Namespace) -> int:
             raise JobError("--redis needs --engine scrapy")
         if not getattr(args, "force", False):
             refuse_recent_blocks(job)
-        store = _open_store(job.store) if job.store else None
+        store = Store(job.store) if job.store else None
         sinks = _sinks(job, store)
         with Progress(verbose=args.verbose) as progress:
             summary = _run(job, sinks, progress, args)
@@ -67,9 +107,6 @@ class RecentBlock(JobError):
 
 def refuse_recent_blocks(job: Job) -> None:
     """Raise ``RecentBlock`` when a host of the job's targets blocked it less than ``block_wait`` ago."""
-    from pubharvest.scrapers.blockwait import left_words, recent_blocks
-    from pubharvest.scrapers.sites import host_of
-
     hosts = {host_of(job.base_url(t.site)) for t in job.targets} | {host_of(t.url) for t in job.targets if t.url}
     recent = recent_blocks(job.journal, hosts, job.fetch.block_wait)
     if recent:
@@ -91,8 +128,6 @@ def _sinks(job: Job, store: Store | None) -> list[Sink]:
 def _run(job: Job, sinks: list[Sink], progress: Progress, args: argparse.Namespace) -> Summary:
     """The job's summary, from the engine ``args`` chose."""
     if args.engine != "scrapy":
-        from pubharvest.scrapers import run_job
-
         return asyncio.run(run_job(job, sinks, progress, new_run=args.new_run))
     try:
         if args.redis:
@@ -111,8 +146,6 @@ def _run(job: Job, sinks: list[Sink], progress: Progress, args: argparse.Namespa
 
 def _note_shared_limits(job: Job) -> None:
     """Say what a worker sharing a queue does not do that the job file asks for."""
-    from .store import is_database_url
-
     if job.store and not is_database_url(job.store):
         print(f"pubharvest scrape: note: {job.store} is a local SQLite file; workers on other machines "
               "need a postgresql:// store to write into one database", file=sys.stderr)
@@ -120,8 +153,6 @@ def _note_shared_limits(job: Job) -> None:
 
 def job_of(args: argparse.Namespace) -> Job:
     """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
-    from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
-
     overrides: dict[str, Any] = {k: Path(v) for k, v in (("output", args.output), ("warc", args.warc)) if v}
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)
@@ -151,10 +182,6 @@ _SEARCH_PATHS = {"search": "/scholar?hl=en&q={}", "author": "/citations?hl=en&vi
 
 def _search_url(args: argparse.Namespace) -> str | None:
     """The URL of ``--search QUERY`` or ``--author NAME`` on Scholar (or ``--base-url``), or None."""
-    from urllib.parse import quote_plus
-
-    from pubharvest.parsers import site_info
-
     asked = [(flag, value) for flag, value in (("search", args.search), ("author", args.author)) if value]
     if not asked:
         return None
@@ -187,75 +214,12 @@ def account(summary: Summary, rerun: str) -> list[str]:
     return lines
 
 
-def export_store(args: argparse.Namespace) -> int:
-    """Write the store's profiles (each one's latest complete record) or its citation history as
-    JSON Lines, CSV or Parquet. The store is opened read-only; one that is not a store, or is damaged,
-    is one line."""
-    from .errors import StoreError
-    from .store import Store, is_database_url
-
-    if not (is_database_url(args.store) or Path(args.store).is_file()):
-        print(f"pubharvest store: {args.store}: no such store", file=sys.stderr)
-        return ExitCode.USAGE
-    try:
-        store = Store(args.store, readonly=True)
-    except StoreError as error:
-        print(f"pubharvest store: {error}", file=sys.stderr)
-        return ExitCode.USAGE
-    try:
-        _export(store, args)
-    except StoreError as error:
-        print(f"pubharvest store: {args.store}: {error}", file=sys.stderr)
-        return ExitCode.FAILED
-    except sqlite3.Error as error:  # damage past the first page (a cut file) shows only when read
-        print(f"pubharvest store: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
-        return ExitCode.FAILED
-    finally:
-        store.close()
-    return ExitCode.OK
-
-
-def _export(store: Store, args: argparse.Namespace) -> None:
-    """Write what ``store export`` asks of ``store``: its profiles or its citation history, as JSON
-    Lines, CSV (a table of the profiles, or the history) or Parquet files."""
-    from .output import WRITERS, open_output
-    from .tables import HISTORY_WRITERS, history_columns, table_writers
-
-    if args.format == "parquet":
-        from .dataframes import frame_of, write_parquet, write_results_parquet
-
-        if args.citations:
-            write_parquet(args.output, {"citation_history": frame_of(history_columns(), store.citation_history())})
-        else:
-            write_results_parquet(args.output, store.profiles())
-        return
-    if args.citations:
-        with open_output(args.format, args.output, HISTORY_WRITERS) as out:
-            for row in store.citation_history():
-                out.write(row)
-        return
-    writers = table_writers(args.table, WRITERS, "publications", args.columns)
-    with open_output(args.format, args.output, writers) as out:
-        for result in store.profiles():
-            out.write(result)
-
-
-def _open_store(path: Path | str) -> Store:
-    from .store import Store
-
-    return Store(path)
-
-
 def _stdout_sink(run: str, target: Target, record: PageResult) -> None:
-    from pubharvest.parsers.records import to_json
-
     sys.stdout.write(to_json(record).decode() + "\n")
     sys.stdout.flush()
 
 
 def _rerun_command(args: argparse.Namespace) -> str:
-    from .store import without_password
-
     redis = f" --redis {without_password(args.redis)}" if args.redis else ""
     engine = "" if args.engine == "httpx" else f" --engine {args.engine}{redis}"
     return f"pubharvest scrape {args.job}{engine}" if args.job else "the same command"

@@ -1,0 +1,98 @@
+"""How ``parse``, ``merge`` and ``report`` read their inputs: each input that fails is one line on stderr
+and the run goes on (``Tally`` counts them and gives the exit status); WARC archives are read last."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from pubharvest.parsers import ParseError
+
+from ..errors import ExitCode, PubharvestError, Unreadable
+from ..inputs import input_error, iter_inputs
+
+if TYPE_CHECKING:
+    from pubharvest.parsers.records import PageResult
+
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
+T = TypeVar("T")
+
+
+class Tally:
+    """Prints the stderr line of each failed input and of each warning, counts them, and gives the exit status."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict, self.failures, self.warnings = strict, 0, 0
+
+    def failed(self, name: str, error: PubharvestError) -> None:
+        """``path: code: message``."""
+        self.failures += 1
+        print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
+
+    def warned(self, name: str, result: PageResult) -> None:
+        """``path: warning: code: message``, one line per warning of ``result``."""
+        for warning in result.warnings:
+            self.warnings += 1
+            print(f"{name}: warning: {warning.code}: {warning.message}", file=sys.stderr)
+
+    def exit_code(self) -> int:
+        """1 when an input failed (or, when strict, any page had a warning), else 0."""
+        return ExitCode.FAILED if self.failures or (self.strict and self.warnings) else ExitCode.OK
+
+
+def read_each(args: argparse.Namespace, tally: Tally, archives: list[str],
+              reader: Callable[..., T]) -> Iterator[tuple[str, T]]:
+    """``(name, reader(bytes, url=...))`` for every input of ``args`` that reads; an input that fails
+    gets its one line in ``tally`` (whatever it raised), and the run goes on. Archives are left
+    in ``archives``, for the caller to read last."""
+    for name, read in iter_inputs(args.paths, args.max_bytes):
+        if name.lower().endswith(ARCHIVE_SUFFIXES):
+            archives.append(name)
+            continue
+        try:
+            value = reader(read(), url=args.url)
+        except Exception as error:  # whatever one input does, one line, and on to the next
+            tally.failed(name, input_error(error))
+            continue
+        yield name, value
+
+
+def parse_archives(names: list[str], out: Any, tally: Tally) -> None:
+    """Write the records of the WARC archives named, read together (after the other inputs), as the job
+    that wrote them gave them.
+
+    A name stands for the file and the segments shared workers wrote beside it (``NAME-*.warc.gz``),
+    or for the files a quoted glob matches; a damaged stretch inside an archive is one line and skipped.
+    """
+    from pubharvest.scrapers.archive import archive_paths, archive_results  # only for archives: the scrapers
+
+    paths: dict[Path, None] = {}
+    for name in names:
+        found = archive_paths(name)
+        if not found:
+            tally.failed(name, Unreadable(f"no such archive (nor segments {name.rsplit('.warc', 1)[0]}-*)"))
+        paths.update(dict.fromkeys(found))
+    name = ", ".join(map(str, paths))
+    try:
+        for where, result in archive_results(list(paths), on_damage=lambda line: print(line, file=sys.stderr)):
+            if isinstance(result, (ParseError, OSError)):
+                tally.failed(where, input_error(result))
+            else:
+                out.write(result)
+                tally.warned(where, cast("PageResult", result))
+    except OSError as error:
+        tally.failed(name, input_error(error))
+    except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback
+        tally.failed(name, Unreadable(f"not a readable WARC archive ({type(error).__name__}: {error})"))
+
+
+class Collected(list):  # of (name, PageResult)
+    """What ``parse_archives`` writes to when the records are wanted together: the page results, by name."""
+
+    name = ""
+
+    def write(self, result: PageResult) -> None:
+        self.append((self.name, result))

@@ -1,0 +1,69 @@
+"""``pubharvest report``: pages, records, archives and a store in, one self-contained HTML report out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..errors import ExitCode, StoreError
+from ..inputs import read_results
+from ..output import open_output
+from ..report import HtmlWriter, RunPoint, render, report_data, store_pages
+from .options import add_input_options
+from .reading import Collected, Tally, parse_archives, read_each
+
+if TYPE_CHECKING:
+    from pubharvest.parsers.records import PageResult
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Write one HTML file that works offline: per profile its metrics, citations per year, "
+                          "cumulative citations, h-index and i10-index over a store's runs, and its top papers; "
+                          "several inputs are also merged to show each paper's count on each site. Inputs are "
+                          "saved pages, records (JSON, JSON Lines), WARC archives and --store. Exit codes as for "
+                          "`merge`.")
+    parser.add_argument("paths", nargs="*", metavar="INPUT")
+    parser.add_argument("--store", metavar="DB", help="also report the profiles of this store, with their runs")
+    parser.add_argument("--title", default="Citation report", help="the report's title")
+    parser.add_argument("--top", type=int, default=100, metavar="N",
+                        help="papers in each table, most cited first (0: all; default: 100)")
+    add_input_options(parser, None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read every input (pages, records, archives, a store), render, write."""
+    tally = Tally(args.strict)
+    pages = read_pages(args, tally)
+    runs: dict[int, list[RunPoint]] = {}
+    if args.store:
+        try:
+            stored, store_runs = store_pages(args.store)
+        except StoreError as error:
+            tally.failed(args.store, error)
+        else:
+            runs = {len(pages) + i: points for i, points in store_runs.items()}
+            pages += stored
+    if not pages:
+        print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
+        return ExitCode.FAILED
+    with open_output("html", args.output, {"html": HtmlWriter}) as out:
+        out.write(render(report_data(pages, runs), title=args.title, top=args.top))
+    return tally.exit_code()
+
+
+def read_pages(args: argparse.Namespace, tally: Tally) -> list[tuple[str, PageResult]]:
+    """``(input name, page result)`` for each page of the inputs (pages and records, then archives), its
+    warnings told; an input that fails is one line in ``tally``."""
+    archives: list[str] = []
+    pages: list[tuple[str, PageResult]] = []
+    for name, results in read_each(args, tally, archives, read_results):
+        for result in results:
+            tally.warned(name, result)
+            pages.append((name, result))
+    if archives:
+        collected = Collected()
+        collected.name = ", ".join(archives)
+        parse_archives(archives, collected, tally)
+        pages += collected
+    return pages
