@@ -1,5 +1,5 @@
-"""The modules' imports, read from their source: no import cycle, and arrows that point one way
-(``pubharvest -> scrapers -> parsers``, ``pubharvest.errors`` the one shared leaf).
+"""The modules' imports, read from their source: no import cycle, and arrows that point one way, down
+the floors of ``FLOORS`` (``cli -> formats -> domain -> scrapers -> parsers -> errors``).
 
 Every ``import`` counts, at module level and inside functions (a function-level import is still a
 dependency, only a later one); imports under ``if TYPE_CHECKING:`` do not, as they never run.
@@ -13,7 +13,29 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ERRORS = "pubharvest.errors"
+
+# The floors, lowest first. A module may import from its own floor and the floors below, never from one
+# above. ``name`` is that module; ``name.*`` a package and every module in it, at any depth.
+FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # the one error tree: the leaf, imports no project module
+    ("errors", ("pubharvest.errors",)),
+    # offline: the bytes of a saved page in, records out (the record model, the site registry)
+    ("parsers", ("pubharvest.parsers.*",)),
+    # network: jobs that fetch pages politely and hand the bytes to the parsers
+    ("scrapers", ("pubharvest.scrapers.*",)),
+    # the records' domain: names, a paper's bibliographic fields and citation key, the merge, records
+    # read back from files, the store of every run
+    ("domain", ("pubharvest.names", "pubharvest.citable", "pubharvest.keys", "pubharvest.merge",
+                "pubharvest.inputs", "pubharvest.store")),
+    # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, tables, DataFrames) and shown (the
+    # report, a job's progress)
+    ("formats", ("pubharvest.output", "pubharvest.bibtex", "pubharvest.csl", "pubharvest.tables",
+                 "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress")),
+    # the public Python API: the package itself, naming what the floors below offer
+    ("api", ("pubharvest",)),
+    # the command, one module per command: on top, imported by nothing else
+    ("cli", ("pubharvest.cli.*",)),
+)
 
 
 def package_dirs() -> dict[str, Path]:
@@ -22,14 +44,15 @@ def package_dirs() -> dict[str, Path]:
     return {package: ROOT / folder for package, folder in mapping.items()}
 
 
-def module_files() -> dict[str, Path]:
-    """Every module of the project by its installed name, subpackages included: parsers/x.py is
-    ``pubharvest.parsers.x``, parsers/scholar/rows.py ``pubharvest.parsers.scholar.rows``."""
+def module_files(packages: Mapping[str, Path] | None = None) -> dict[str, Path]:
+    """Every module of the project (of ``packages``, by default those of pyproject.toml) by its installed
+    name, subpackages included: parsers/x.py is ``pubharvest.parsers.x``, parsers/scholar/rows.py
+    ``pubharvest.parsers.scholar.rows``, parsers/scholar/__init__.py ``pubharvest.parsers.scholar``."""
     modules = {}
-    for package, folder in package_dirs().items():
+    for package, folder in (package_dirs() if packages is None else packages).items():
         for path in folder.rglob("*.py"):
-            parts = [package, *path.relative_to(folder).with_suffix("").parts]
-            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+            parts = path.relative_to(folder).with_suffix("").parts
+            modules[".".join((package, *parts[:-1 if parts[-1] == "__init__" else None]))] = path
     return modules
 
 
@@ -121,44 +144,70 @@ def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
     return None
 
 
-def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
-    """``"importer -> imported"`` for each import against the layers.
+def floor_of(module: str) -> int | None:
+    """The index in ``FLOORS`` of the floor ``module`` is on, or None when no floor names it.
 
-    ``pubharvest.parsers`` imports only itself and ``pubharvest.errors``; ``pubharvest.scrapers``
-    imports only itself, the parsers and ``pubharvest.errors``; the faces (``pubharvest.*``) anything.
-
-    >>> upward_imports({"pubharvest.parsers.x": {"pubharvest.errors", "pubharvest.scrapers.y"},
-    ...                 "pubharvest.scrapers.y": {"pubharvest.parsers", "pubharvest.cli"}})
-    ['pubharvest.parsers.x -> pubharvest.scrapers.y', 'pubharvest.scrapers.y -> pubharvest.cli']
+    >>> [floor_of(m) for m in ("pubharvest.errors", "pubharvest.parsers", "pubharvest.parsers.scholar.rows",
+    ...                        "pubharvest.cli.parse", "pubharvest", "pubharvest.nowhere")]
+    [0, 1, 1, 6, 5, None]
     """
-    allowed = {"pubharvest.parsers": ("pubharvest.parsers",),
-               "pubharvest.scrapers": ("pubharvest.scrapers", "pubharvest.parsers")}
-    wrong = []
-    for module, targets in sorted(graph.items()):
-        layer = next((p for p in allowed if module == p or module.startswith(p + ".")), None)
-        if layer is None:
-            continue
-        for target in sorted(targets):
-            ok = target == ERRORS or any(target == p or target.startswith(p + ".") for p in allowed[layer])
-            if not ok:
-                wrong.append(f"{module} -> {target}")
-    return wrong
+    for index, (_, names) in enumerate(FLOORS):
+        for name in names:
+            package = name.removesuffix(".*")
+            if module == package or (name.endswith(".*") and module.startswith(package + ".")):
+                return index
+    return None
+
+
+def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    """``"importer -> imported"`` for each import of a module from a floor above its own.
+
+    >>> for wrong in upward_imports({"pubharvest.parsers.x": {"pubharvest.errors", "pubharvest.scrapers.y"},
+    ...                              "pubharvest.scrapers.y": {"pubharvest.parsers", "pubharvest.cli"},
+    ...                              "pubharvest.merge": {"pubharvest.names", "pubharvest.output"}}):
+    ...     print(wrong)
+    pubharvest.merge -> pubharvest.output
+    pubharvest.parsers.x -> pubharvest.scrapers.y
+    pubharvest.scrapers.y -> pubharvest.cli
+    """
+    return [f"{module} -> {target}" for module, targets in sorted(graph.items()) for target in sorted(targets)
+            if (floor_of(target) or 0) > (floor_of(module) or 0)]
+
+
+def hidden_imports(source: str) -> list[str]:
+    """The lookups in ``source`` of another module through ``sys.modules``: an import the graph cannot see.
+
+    >>> hidden_imports("import sys\\nsys.modules[__name__].x = 1\\nsys.modules['pubharvest.parsers'].SITES")
+    ["sys.modules['pubharvest.parsers']"]
+    """
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Subscript)
+            and ast.unparse(node.value) == "sys.modules" and ast.unparse(node.slice) != "__name__"]
 
 
 def test_the_graph_holds_every_module_and_the_imports_it_should() -> None:
     graph = import_graph()
-    assert {"pubharvest.cli", "pubharvest.errors", "pubharvest.parsers", "pubharvest.parsers.scholar",
-            "pubharvest.scrapers.engine", "pubharvest.scrapers.runner"} <= set(graph)
+    assert {"pubharvest.cli", "pubharvest.cli.parse", "pubharvest.cli.scrape", "pubharvest.errors",
+            "pubharvest.parsers", "pubharvest.parsers.scholar", "pubharvest.scrapers.engine",
+            "pubharvest.scrapers.runner"} <= set(graph)
     assert {"pubharvest.scrapers.engine", "pubharvest.scrapers.fetch"} <= graph["pubharvest.scrapers.runner"]
     assert "pubharvest.errors" in graph["pubharvest.cli"]
     assert graph["pubharvest.errors"] == set(), "the shared leaf imports nothing of the project"
 
 
+def test_modules_of_subpackages_are_found_by_their_installed_name(tmp_path: Path) -> None:
+    for name in ("__init__.py", "page.py", "scholar/__init__.py", "scholar/rows.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert sorted(module_files({"pubharvest.parsers": tmp_path})) == [
+        "pubharvest.parsers", "pubharvest.parsers.page", "pubharvest.parsers.scholar",
+        "pubharvest.parsers.scholar.rows"]
+
+
 def test_function_level_imports_count_and_type_checking_ones_do_not() -> None:
-    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pubharvest import cli\n"
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pubharvest import store\n"
               "def run():\n    from . import scrape\n")
-    known = {"pubharvest.cli", "pubharvest.scrape", "pubharvest.x"}
-    assert imported("pubharvest.x", source, known) == {"pubharvest.scrape"}
+    known = {"pubharvest.store", "pubharvest.cli.scrape", "pubharvest.cli.x"}
+    assert imported("pubharvest.cli.x", source, known) == {"pubharvest.cli.scrape"}
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -170,8 +219,26 @@ def test_no_import_cycle() -> None:
     assert find_cycle(import_graph()) is None
 
 
+def test_every_module_is_on_a_floor() -> None:
+    assert [module for module in sorted(import_graph()) if floor_of(module) is None] == []
+
+
 def test_no_upward_import() -> None:
     assert upward_imports(import_graph()) == []
+
+
+def test_no_module_reaches_another_through_sys_modules() -> None:
+    found = {module: hidden for module, path in module_files().items()
+             if (hidden := hidden_imports(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_record_model_reads_the_registry_not_its_package() -> None:
+    graph = import_graph()
+    assert graph["pubharvest.parsers.registry"] == set(), "the registry is a leaf"
+    assert "pubharvest.parsers.registry" in graph["pubharvest.parsers.records"]
+    assert "pubharvest.parsers.registry" in graph["pubharvest.parsers"]
+    assert "pubharvest.parsers" not in graph["pubharvest.parsers.records"]
 
 
 # A site parser that is a package reads each kind of page in a module of its own; its modules import
