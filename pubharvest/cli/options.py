@@ -74,7 +74,7 @@ def byte_size(text: str) -> int:
     match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
     if match is None or int(match.group(1)) == 0:
         raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (e.g. 300M, 2G)")
-    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " ")
+    return int(match.group(1)) << 10 * " kmgt".index(match.group(2).lower() or " ")  # times 1024 per step
 
 
 def usage_error(args: argparse.Namespace) -> str | None:

@@ -7,15 +7,13 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from pubharvest.parsers import ParseError
+from pubharvest.parsers.records import PageResult
 
 from ..errors import ExitCode, PubharvestError, Unreadable
 from ..inputs import input_error, iter_inputs
-
-if TYPE_CHECKING:
-    from pubharvest.parsers.records import PageResult
 
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
 T = TypeVar("T")
@@ -82,14 +80,14 @@ def parse_archives(names: list[str], out: Any, tally: Tally) -> None:
                 tally.failed(where, input_error(result))
             else:
                 out.write(result)
-                tally.warned(where, cast("PageResult", result))
+                tally.warned(where, cast(PageResult, result))
     except OSError as error:
         tally.failed(name, input_error(error))
     except Exception as error:  # warcio raises many kinds on a damaged archive; one line, not a traceback
         tally.failed(name, Unreadable(f"not a readable WARC archive ({type(error).__name__}: {error})"))
 
 
-class Collected(list):  # of (name, PageResult)
+class Collected(list[tuple[str, PageResult]]):
     """What ``parse_archives`` writes to when the records are wanted together: the page results, by name."""
 
     name = ""

@@ -9,25 +9,30 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote_plus
 
 from pubharvest.parsers import site_info
-from pubharvest.parsers.records import to_json
-from pubharvest.scrapers import run_job
+from pubharvest.parsers.records import PageResult, to_json
 from pubharvest.scrapers.blockwait import left_words, recent_blocks
-from pubharvest.scrapers.job import JobSpec, SiteSpec, TargetSpec, job_from_spec, load_job, store_location
+from pubharvest.scrapers.engine import Sink, Summary
+from pubharvest.scrapers.job import (
+    Job,
+    JobSpec,
+    SiteSpec,
+    Target,
+    TargetSpec,
+    job_from_spec,
+    load_job,
+    store_location,
+)
+from pubharvest.scrapers.runner import run_job
 from pubharvest.scrapers.sites import host_of
 
 from ..errors import ExitCode, JobError, PubharvestError
 from ..progress import Progress
 from ..store import Store, is_database_url, without_password
 from .options import SITE_NAMES
-
-if TYPE_CHECKING:
-    from pubharvest.parsers.records import PageResult
-    from pubharvest.scrapers import Job, Summary, Target
-    from pubharvest.scrapers.engine import Sink
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -196,8 +201,8 @@ def _search_url(args: argparse.Namespace) -> str | None:
 
 def account(summary: Summary, rerun: str) -> list[str]:
     """The lines that end a job: each target without a record, each block and how to resume, the summary."""
-    outcomes = summary.outcomes.values()
-    outcomes = sorted(outcomes, key=lambda o: o.target)  # the same order whichever engine finished first
+    # the same order whichever engine finished first
+    outcomes = sorted(summary.outcomes.values(), key=lambda o: o.target)
     lines = [f"{o.target}: {o.code}: {o.message}" for o in outcomes if o.status in ("failed", "pending")]
     lines += [f"{o.target}: {o.code or 'partial'}: {o.message}"
               for o in outcomes if o.status == "partial" and o.message]
