@@ -159,7 +159,10 @@ class _Dialect:
 
     def connect(self, location: str | Path, readonly: bool = False) -> Connection:
         if readonly:  # the URI form: nothing is ever written, not even a journal or an empty file
-            return sqlite3.connect(Path(location).resolve().as_uri() + "?mode=ro", uri=True)
+            try:
+                return sqlite3.connect(Path(location).resolve().as_uri() + "?mode=ro", uri=True)
+            except sqlite3.OperationalError as error:  # no such file, or one that cannot be read
+                raise StoreError(f"{location}: cannot open the store ({_first_line(error)})") from None
         if str(location) != ":memory:":
             Path(location).parent.mkdir(parents=True, exist_ok=True)
         # A job saves from its writer thread, one save at a time.

@@ -130,6 +130,15 @@ def test_report_reads_pages_records_archives_and_a_store(tmp_path: Path, capsys)
     assert html.count('class="point"') >= 6  # h-index and i10 over three runs
 
 
+def test_a_store_that_is_not_there_is_one_line_and_the_pages_are_still_reported(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "report.html"
+    argv = ["report", str(SEEDS[0]), "--store", str(tmp_path / "missing.sqlite"), "-o", str(out)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'missing.sqlite'}: store_error: " in err and "Traceback" not in err
+    assert out.read_text().count('<section class="profile"') == 1 and not (tmp_path / "missing.sqlite").exists()
+
+
 def test_nothing_to_report_fails_without_writing(tmp_path: Path, capsys) -> None:
     assert main(["report", str(tmp_path / "missing.html"), "-o", str(tmp_path / "r.html")]) == 1
     assert not (tmp_path / "r.html").exists() and "missing.html: unreadable" in capsys.readouterr().err
