@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fakesite import FakeSite, ProcessSite
+from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, scrape, write_job
 from warcio.archiveiterator import ArchiveIterator
 
@@ -24,7 +24,7 @@ def site():
         yield fake
 
 
-def bases(*pairs: tuple[str, FakeSite | ProcessSite]) -> dict[str, str]:
+def bases(*pairs: tuple[str, FakeSite]) -> dict[str, str]:
     return {name: fake.url for name, fake in pairs}
 
 
@@ -198,9 +198,8 @@ def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
 
 
 def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys) -> None:
-    # the servers run in processes of their own: an in-process server thread logs a request late
-    # when it waits for the GIL while the job parses a page (issue 12, item 15)
-    with ProcessSite() as scholar, ProcessSite(robots="User-agent: *\nCrawl-delay: 0.4\n") as other:
+    with FakeSite() as scholar, FakeSite() as other:
+        other.robots = "User-agent: *\nCrawl-delay: 0.4\n"
         targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
         targets += [{"site": "msr", "id": name} for name in ("adaexample", "bobexample", "carlaexample")]
         job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other)),

@@ -18,22 +18,6 @@ from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, Pu
 from pubharvest.store import Store
 
 
-class ChangingSite(FakeSite):
-    """The fake site, whose Scholar pages can change their row markup or stop half-way."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.change = ""  # "rows": the row class renamed; "cut": the page stops half-way
-
-    def page(self, path: str) -> tuple[int, str, bytes]:
-        status, kind, body = super().page(path)
-        if self.change == "rows" and b"gsc_a_tr" in body:
-            body = body.replace(b'class="gsc_a_tr"', b'class="gsc_a_row"')
-        elif self.change == "cut" and b"gsc_a_tr" in body:
-            body = body[:body.index(b"gsc_a_tr") + 200]
-        return status, kind, body
-
-
 def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
     if engine == "httpx":
         return scrape(capsys, job, *args)
@@ -56,7 +40,7 @@ def test_a_layout_change_or_a_cut_page_keeps_the_stored_publications(engine: str
                                                                       capsys) -> None:
     if engine == "scrapy":
         pytest.importorskip("scrapy")
-    with ChangingSite() as site:
+    with FakeSite() as site:
         site.scholar[SCHOLAR_A] = 12
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url})
         code, err = run(engine, capsys, job)
