@@ -13,13 +13,17 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from conftest import FIXTURES, corpus_dir
+from conftest import FIXTURES, corpus_dir, from_corpus
 
 from pubharvest import parsers
 from pubharvest.parsers.page import Decoded, decode, decode_page, html_selector
 from pubharvest.parsers.records import to_builtins
+
+if TYPE_CHECKING:
+    from _pytest.mark.structures import ParameterSet
 
 DECODING = {"charset_mismatch", "invalid_bytes", "charset_guessed"}
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
@@ -179,8 +183,12 @@ def variants_of(text: str) -> list[str]:
     return [*(DECLARING if can_declare(text) else ()), *(UNDECLARED if is_html(text) else ()), *WITH_BOM]
 
 
-REENCODED = [(page, variant) for page in PAGES for variant in variants_of(decoded(page).text)]
-DECLARABLE = [page for page in PAGES if can_declare(decoded(page).text)]
+def case(page: str, *more: str) -> ParameterSet:
+    return from_corpus(page, *more) if page.startswith("corpus:") else pytest.param(page, *more)
+
+
+REENCODED = [case(page, variant) for page in PAGES for variant in variants_of(decoded(page).text)]
+DECLARABLE = [case(page) for page in PAGES if can_declare(decoded(page).text)]
 
 
 @pytest.mark.parametrize(("page", "variant"), REENCODED)

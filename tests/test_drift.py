@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, corpus_dir
+from conftest import FIXTURES, ROOT, corpus_dir, from_corpus
 from drift import check_variant, emptied, nested, rename_token, repeated, tokens_in_source, truncations
 
 import pubharvest.parsers as parsers
@@ -38,7 +38,7 @@ def _parses(page: Path) -> bool:
     return True
 
 
-PAGES = scholar_pages()
+PAGES = [page if page.is_relative_to(FIXTURES) else from_corpus(page) for page in scholar_pages()]
 
 
 def test_the_token_list_covers_the_parsers_selectors() -> None:
