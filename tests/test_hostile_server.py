@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
 
 from pubharvest.cli import main
-
-ENGINES = ["httpx", "scrapy"]
 
 
 def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
@@ -153,6 +151,7 @@ def test_paging_stops_when_a_page_repeats_the_one_before(engine, site, tmp_path:
     assert [w["code"] for w in record["warnings"]] == ["partial"] and "repeats" in record["warnings"][0]["message"]
 
 
+@pytest.mark.slow  # the one-off form keeps the default pace
 @pytest.mark.parametrize(("name", "target"), [("scholar", SCHOLAR_A), ("msr", "adaexample"),
                                               ("elamur", "olatunji-ruwase")])
 def test_the_one_off_form_writes_to_a_file_or_a_store(name, target, site, tmp_path: Path, capsys) -> None:
@@ -192,6 +191,7 @@ def test_a_name_that_does_not_resolve_is_not_retried(engine, tmp_path: Path, cap
     assert time.monotonic() - started < (8 if engine == "scrapy" else 3)
 
 
+@pytest.mark.slow
 def test_both_engines_tell_a_fault_script_line_by_line(tmp_path: Path, capsys) -> None:
     """The same faults, the same account: outcomes, blocks, counts of requests as the server saw them."""
     pytest.importorskip("scrapy")

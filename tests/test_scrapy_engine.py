@@ -19,6 +19,7 @@ from slowsite import SlowSite  # noqa: E402
 
 from pubharvest.cli import main  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a Scrapy process per run
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
 

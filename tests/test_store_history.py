@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, records, scrape, write_job
 from scrapyjobs import run_cli
 
 from pubharvest.cli import main
@@ -34,7 +34,7 @@ def outcomes(journal: Path) -> list[tuple[str, str]]:
     return [(e["run"], e["outcome"]) for e in records(journal) if "outcome" in e]
 
 
-@pytest.mark.parametrize("engine", ["httpx", "scrapy"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("change", ["rows", "cut"])
 def test_a_layout_change_or_a_cut_page_keeps_the_stored_publications(engine: str, change: str, tmp_path: Path,
                                                                       capsys) -> None:
