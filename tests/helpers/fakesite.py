@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 _PROFILE = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
 _HEAD, _REST = _PROFILE.split('<tbody id="gsc_a_b">\n', 1)
 _ROWS, _TAIL = _REST.split("</tbody>", 1)
@@ -364,5 +364,5 @@ def serve(argv: list[str]) -> None:
         threading.Event().wait()
 
 
-if __name__ == "__main__":  # serve until killed: python tests/fakesite.py PORT [USER=ROWS ...]
+if __name__ == "__main__":  # serve until killed: python tests/helpers/fakesite.py PORT [USER=ROWS ...]
     serve(sys.argv[1:])

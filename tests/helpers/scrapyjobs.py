@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # ``python -m pubharvest.cli`` that sets Python's Ctrl-C handler first: Python installs it only when
 # SIGINT is not ignored, and a run of the tests in the background of a script starts with it ignored.
 _WITH_CTRL_C = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "

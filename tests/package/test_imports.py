@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ERRORS = "pubharvest.errors"
 
 

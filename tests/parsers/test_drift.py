@@ -1,7 +1,7 @@
 """Layout drift: every real Scholar page of the corpus and every Scholar fixture page, with each
 class and id the parser relies on renamed in turn (the names are read from the parser's source, so
 a new selector is covered without editing this file), emptied, cut and enlarged. Each variant must
-give a ``ParseError``, a warning the original lacks, or the same records (``tests/drift.py``).
+give a ``ParseError``, a warning the original lacks, or the same records (``tests/helpers/drift.py``).
 MSR and Elamur cases live in their own file and use the same harness.
 """
 

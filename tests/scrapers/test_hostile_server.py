@@ -56,6 +56,7 @@ def test_a_gzip_bomb_and_a_huge_body_stop_at_max_bytes(engine, site, tmp_path: P
     assert [r["site"] for r in records(tmp_path / "out.jsonl")] == ["scholar"]
 
 
+@pytest.mark.slow  # each attempt waits out its timeout
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_slow_drip_times_out_for_the_whole_request(engine, site, tmp_path: Path, capsys) -> None:
     site.fault("/authors/olatunji-ruwase/", "drip:0.2", "drip:0.2")  # 1000 bytes, a byte every 0.2 s
