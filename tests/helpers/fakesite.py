@@ -340,7 +340,7 @@ class FakeSite:
         self.control("fault", [match, list(actions)])
 
     def clear_faults(self) -> None:
-        self.control("clear")
+        self.control("clear", {})
 
     @property
     def log(self) -> list[tuple[float, str, str]]:
