@@ -3,7 +3,7 @@
     python bench/bench_workers.py --redis redis://127.0.0.1:6379/0 [--store postgresql://...]
                                   [--targets 80] [--delay 0.25]
 
-The server (``tests/slowsite.py``, in this process) plays Scholar and answers every page after
+The server (``tests/helpers/slowsite.py``, in a process of its own) plays Scholar and answers every page after
 ``--delay`` seconds, as a far-away site would; each of ``--targets`` profiles is one page. Each
 worker is polite as the job file says: one request at a time to the host, so one worker is bound
 by the delay and a second one should nearly halve the time. The time runs end to end: from
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "helpers")]
 
 import redis  # noqa: E402
 from slowsite import SlowSite  # noqa: E402

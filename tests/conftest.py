@@ -1,11 +1,16 @@
-"""Shared test plumbing: where fixtures and the real-page corpus live."""
+"""Shared test plumbing: where fixtures and the real-page corpus live, and the closing line that
+says how many tests ran on the corpus's real pages (or why none did)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest.mark.structures import ParameterSet
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -42,3 +47,30 @@ def read_corpus(corpus: Path):
         return page.read_bytes()
 
     return read
+
+
+def from_corpus(*values: object) -> ParameterSet:
+    """The parameters of a test case that reads a page of the corpus (found at collection): marked ``corpus``."""
+    return pytest.param(*values, marks=pytest.mark.corpus)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "corpus" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.corpus)
+
+
+def corpus_line(ran: int) -> str:
+    """The closing line: how many tests ran on real pages, or why none did."""
+    path = corpus_dir()
+    if path is None:
+        return "corpus: none ran; set PUBHARVEST_CORPUS=../shared/research to test on real pages as well"
+    if not ran:
+        return f"corpus: none ran (none selected) of the real pages in {path}"
+    return f"corpus: {ran} tests on real pages from {path}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    ran = {report.nodeid for reports in terminalreporter.stats.values() for report in reports
+           if getattr(report, "when", None) == "call" and "corpus" in getattr(report, "keywords", {})}
+    terminalreporter.write_line(corpus_line(len(ran)))

@@ -50,13 +50,19 @@ def link_tree(where: Path) -> dict[str, str]:
     return real
 
 
+def test_paths() -> list[Path]:
+    """The folders the tests import from by name: pytest's ``pythonpath`` in pyproject.toml."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return [ROOT / folder for folder in config["tool"]["pytest"]["ini_options"]["pythonpath"]]
+
+
 def main(argv: list[str]) -> int:
     tree = ROOT / "build" / "typecheck"  # a fixed place, so that mypy's cache stays valid
     shutil.rmtree(tree, ignore_errors=True)
     real = link_tree(tree)
     command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
                str(tree / "pubharvest"), "tests", "bench", "tools", *argv]
-    env = {**os.environ, "MYPYPATH": os.pathsep.join([str(tree), str(ROOT / "tests")])}
+    env = {**os.environ, "MYPYPATH": os.pathsep.join([str(tree), *map(str, test_paths())])}
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     report = done.stdout + done.stderr
     for linked, path in sorted(real.items(), key=lambda item: -len(item[0])):

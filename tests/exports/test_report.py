@@ -212,6 +212,7 @@ def check_sorting(opened: Opened, table: str, text_column: int, number_column: i
     assert counts == sorted(counts) and counts != sorted(counts, reverse=True)
 
 
+@pytest.mark.slow  # Chromium
 def test_a_real_corpus_profile_in_chromium(browser, read_corpus, tmp_path: Path) -> None:
     result = parse(read_corpus(CORPUS_PROFILE))
     assert len(profile_of(result).citations_by_year) > 3
@@ -223,6 +224,7 @@ def test_a_real_corpus_profile_in_chromium(browser, read_corpus, tmp_path: Path)
     opened.page.screenshot(path=tmp_path / "profile.png")
 
 
+@pytest.mark.slow  # Chromium
 def test_the_merged_seeds_in_chromium(browser, tmp_path: Path) -> None:
     opened = Opened(browser, report_of(tmp_path, *map(str, SEEDS)))
     opened.check_quiet()
@@ -236,6 +238,7 @@ def test_the_merged_seeds_in_chromium(browser, tmp_path: Path) -> None:
     opened.page.screenshot(path=tmp_path / "merged.png", full_page=True)
 
 
+@pytest.mark.slow  # Chromium
 def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
     store = three_run_store(tmp_path / "s.sqlite")
     opened = Opened(browser, report_of(tmp_path, "--store", str(store)))
@@ -249,6 +252,7 @@ def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
     opened.page.screenshot(path=tmp_path / "store.png", full_page=True)
 
 
+@pytest.mark.slow  # Chromium
 def test_hostile_records_show_as_text_and_a_phone_width_page_does_not_scroll_sideways(browser, tmp_path) -> None:
     out = tmp_path / "hostile.html"
     out.write_text(render(report_data([("<in>", hostile_page()), ("p", synthetic_profile())])))

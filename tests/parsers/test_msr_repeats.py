@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_msr import _page_of_groups
 
 import pubharvest.parsers as parsers
 
+pytestmark = pytest.mark.slow  # hundreds of random people pages
 _TITLES = ("Deep Widgets", "Deep widgets", "Sparse Nets", "<b>Sparse</b> <i>Nets</i>", "<b>Sparse</b><i>Nets</i>")
 _LINKS = ("/en-us/research/publication/deep-widgets/", "/en-us/research/publication/sparse-nets/",
           "https://example.org/elsewhere/", None)

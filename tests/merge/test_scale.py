@@ -8,6 +8,7 @@ import io
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 import pubharvest.parsers as parsers
@@ -17,6 +18,7 @@ from pubharvest.merge import MergeResult, merge
 from pubharvest.output import MergedJsonWriter
 from pubharvest.parsers.records import PageResult, Publication, to_json
 
+pytestmark = pytest.mark.slow  # many records, keys and collisions
 SEEDS = ["fixtures/scholar/003_9ea93ed9343d2054.txt", "fixtures/msr/001_0be51d225ce2b3fb.txt",
          "fixtures/elamur/000_e63c2e80f8ecde3e.txt"]
 

@@ -14,12 +14,17 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
+# ``python -m pubharvest.cli`` that sets Python's Ctrl-C handler first: Python installs it only when
+# SIGINT is not ignored, and a run of the tests in the background of a script starts with it ignored.
+_WITH_CTRL_C = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                "runpy.run_module('pubharvest.cli', run_name='__main__', alter_sys=True)")
 
 
 def cli(*args: str) -> list[str]:
-    """The command line of ``pubharvest ARGS`` run by this interpreter."""
-    return [sys.executable, "-m", "pubharvest.cli", *args]
+    """The command line of ``pubharvest ARGS`` run by this interpreter, Ctrl-C (SIGINT) interrupting it
+    as it does from a terminal, however the tests were started."""
+    return [sys.executable, "-c", _WITH_CTRL_C, *args]
 
 
 def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

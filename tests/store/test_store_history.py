@@ -10,28 +10,12 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, records, scrape, write_job
 from scrapyjobs import run_cli
 
 from pubharvest.cli import main
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
 from pubharvest.store import Store
-
-
-class ChangingSite(FakeSite):
-    """The fake site, whose Scholar pages can change their row markup or stop half-way."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.change = ""  # "rows": the row class renamed; "cut": the page stops half-way
-
-    def page(self, path: str) -> tuple[int, str, bytes]:
-        status, kind, body = super().page(path)
-        if self.change == "rows" and b"gsc_a_tr" in body:
-            body = body.replace(b'class="gsc_a_tr"', b'class="gsc_a_row"')
-        elif self.change == "cut" and b"gsc_a_tr" in body:
-            body = body[:body.index(b"gsc_a_tr") + 200]
-        return status, kind, body
 
 
 def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
@@ -50,13 +34,13 @@ def outcomes(journal: Path) -> list[tuple[str, str]]:
     return [(e["run"], e["outcome"]) for e in records(journal) if "outcome" in e]
 
 
-@pytest.mark.parametrize("engine", ["httpx", "scrapy"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("change", ["rows", "cut"])
 def test_a_layout_change_or_a_cut_page_keeps_the_stored_publications(engine: str, change: str, tmp_path: Path,
                                                                       capsys) -> None:
     if engine == "scrapy":
         pytest.importorskip("scrapy")
-    with ChangingSite() as site:
+    with FakeSite() as site:
         site.scholar[SCHOLAR_A] = 12
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url})
         code, err = run(engine, capsys, job)

@@ -17,7 +17,7 @@ from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors,
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
 from citeproc.source.json import CiteProcJSON
 from conftest import FIXTURES
-from test_fixtures import PAIRS
+from test_fixtures import PAIRS, WITH_PUBLICATIONS
 
 import pubharvest.parsers as parsers
 from pubharvest.bibtex import bibtex, entry_type
@@ -266,14 +266,12 @@ def test_csl_items_carry_types_name_parts_dates_and_numbers() -> None:
 # --- CSV ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", PAGES, ids=IDS)
+@pytest.mark.parametrize("page", WITH_PUBLICATIONS, ids=lambda page: str(page.relative_to(FIXTURES)))
 def test_csv_of_every_fixture_opens_in_pandas_with_numbers_and_booleans(page: Path) -> None:
     stream = io.StringIO()
     writer = csv_writer("publications")(stream)
     writer.write(parsed(page))
     frame = pd.read_csv(io.StringIO(stream.getvalue()))
-    if frame.empty:
-        pytest.skip("a page without publications has only the header row")
     for column in ("year", "citations"):
         assert pd.api.types.is_numeric_dtype(frame[column]), (column, frame[column].dtype)
     for column in ("authors_truncated", "venue_truncated"):

@@ -1,7 +1,7 @@
 """Layout drift: every real Scholar page of the corpus and every Scholar fixture page, with each
 class and id the parser relies on renamed in turn (the names are read from the parser's source, so
 a new selector is covered without editing this file), emptied, cut and enlarged. Each variant must
-give a ``ParseError``, a warning the original lacks, or the same records (``tests/drift.py``).
+give a ``ParseError``, a warning the original lacks, or the same records (``tests/helpers/drift.py``).
 MSR and Elamur cases live in their own file and use the same harness.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, corpus_dir
+from conftest import FIXTURES, ROOT, corpus_dir, from_corpus
 from drift import check_variant, emptied, nested, rename_token, repeated, tokens_in_source, truncations
 
 import pubharvest.parsers as parsers
@@ -39,7 +39,7 @@ def _parses(page: Path) -> bool:
     return True
 
 
-PAGES = scholar_pages()
+PAGES = [page if page.is_relative_to(FIXTURES) else from_corpus(page) for page in scholar_pages()]
 
 
 def test_the_token_list_covers_the_parsers_selectors() -> None:

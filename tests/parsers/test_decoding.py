@@ -13,13 +13,17 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from conftest import FIXTURES, corpus_dir
+from conftest import FIXTURES, corpus_dir, from_corpus
 
 from pubharvest import parsers
-from pubharvest.parsers.page import decode, decode_page, html_selector
+from pubharvest.parsers.page import Decoded, decode, decode_page, html_selector
 from pubharvest.parsers.records import to_builtins
+
+if TYPE_CHECKING:
+    from _pytest.mark.structures import ParameterSet
 
 DECODING = {"charset_mismatch", "invalid_bytes", "charset_guessed"}
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
@@ -43,14 +47,21 @@ def fixture_pages() -> list[str]:
 PAGES = [f"corpus:{name}" for name in corpus_pages()] + [f"fixture:{name}" for name in fixture_pages()]
 
 
-@pytest.fixture(params=PAGES)
-def page_text(request, read_corpus) -> str:
-    """The true text of a real page or a fixture (corpus pages are UTF-8 but for one Latin-1 page)."""
-    where, name = request.param.split(":", 1)
-    raw = read_corpus(name) if where == "corpus" else (FIXTURES / name).read_bytes()
-    decoded = decode_page(raw)
-    assert {code for code, _ in decoded.warnings} <= {"charset_mismatch"}  # the colleagues pages lie
-    return decoded.text
+@functools.cache
+def decoded(page: str) -> Decoded:
+    """A real page (``corpus:NAME``) or a fixture (``fixture:NAME``) decoded: read at collection, to
+    choose its variants, and again by its tests."""
+    where, name = page.split(":", 1)
+    folder = corpus_dir() if where == "corpus" else FIXTURES
+    assert folder is not None
+    return decode_page((folder / name).read_bytes())
+
+
+@pytest.fixture
+def page_text(page: str) -> str:
+    """The true text of ``page`` (corpus pages are UTF-8 but for one Latin-1 page)."""
+    assert {code for code, _ in decoded(page).warnings} <= {"charset_mismatch"}  # the colleagues pages lie
+    return decoded(page).text
 
 
 def outcome(data: bytes | str) -> object:
@@ -73,10 +84,14 @@ def declared(text: str, label: str) -> str:
     if _DECLARATION.search(text):
         return _DECLARATION.sub(lambda m: m.group(1) + label, text, count=1)
     head = _HEAD.search(text)
-    if head is None:
-        pytest.skip("a page without a head (a fragment) has no place to declare a charset in")
+    assert head is not None, "a page without a head (a fragment) has no place to declare a charset in"
     meta = f'<meta http-equiv="Content-Type" content="text/html;charset={label}">'
     return text[:head.end()] + meta + text[head.end():]
+
+
+def can_declare(text: str) -> bool:
+    """Whether ``text`` has a place to declare a charset in: a declaration to change, or a head to add one to."""
+    return is_html(text) and bool(_DECLARATION.search(text) or _HEAD.search(text))
 
 
 def undeclared(text: str) -> str:
@@ -141,36 +156,52 @@ def cjk(text: str, codec: str) -> tuple[bytes, str, set[str]]:
     return data, data.decode(codec), set()
 
 
-HTML_VARIANTS: dict[str, Variant] = {
+# The variants by what a page needs for them: a place to declare a charset in, an HTML page (a text
+# page has no charset declaration to lie or leave out), any page.
+DECLARING: dict[str, Variant] = {
     "utf8 declaring ISO-8859-1": utf8_declaring_latin1,
     "utf8 with a stray xff": utf8_with_a_stray_byte,
-    "utf8 undeclared with a stray xff": utf8_undeclared_with_a_stray_byte,
     "windows-1252 declared": lambda text: windows_1252(text, True),
-    "windows-1252 undeclared": lambda text: windows_1252(text, False),
-    "utf-16-le BOM": lambda text: with_bom(text, "utf-16-le"),
-    "utf-16-be BOM": lambda text: with_bom(text, "utf-16-be"),
-    "utf-8 BOM": lambda text: with_bom(text, "utf-8"),
     "Shift_JIS declared": lambda text: cjk(text, "shift_jis"),
     "EUC-JP declared": lambda text: cjk(text, "euc_jp"),
     "GB18030 declared": lambda text: cjk(text, "gb18030"),
 }
-TEXT_VARIANTS = ("utf-16-le BOM", "utf-16-be BOM", "utf-8 BOM")
+UNDECLARED: dict[str, Variant] = {
+    "utf8 undeclared with a stray xff": utf8_undeclared_with_a_stray_byte,
+    "windows-1252 undeclared": lambda text: windows_1252(text, False),
+}
+WITH_BOM: dict[str, Variant] = {
+    "utf-16-le BOM": lambda text: with_bom(text, "utf-16-le"),
+    "utf-16-be BOM": lambda text: with_bom(text, "utf-16-be"),
+    "utf-8 BOM": lambda text: with_bom(text, "utf-8"),
+}
+VARIANTS = {**DECLARING, **UNDECLARED, **WITH_BOM}
 
 
-@pytest.mark.parametrize("variant", HTML_VARIANTS)
+def variants_of(text: str) -> list[str]:
+    """The variants a page can come as."""
+    return [*(DECLARING if can_declare(text) else ()), *(UNDECLARED if is_html(text) else ()), *WITH_BOM]
+
+
+def case(page: str, *more: str) -> ParameterSet:
+    return from_corpus(page, *more) if page.startswith("corpus:") else pytest.param(page, *more)
+
+
+REENCODED = [case(page, variant) for page in PAGES for variant in variants_of(decoded(page).text)]
+DECLARABLE = [case(page) for page in PAGES if can_declare(decoded(page).text)]
+
+
+@pytest.mark.parametrize(("page", "variant"), REENCODED)
 def test_every_page_reencoded_reads_as_the_original(page_text: str, variant: str) -> None:
-    if not is_html(page_text) and variant not in TEXT_VARIANTS:
-        pytest.skip("a text page has no charset declaration to lie")
-    data, text, warnings = HTML_VARIANTS[variant](page_text)
+    data, text, warnings = VARIANTS[variant](page_text)
     decoded = decode_page(data)
     assert decoded.text == text
     assert {code for code, _ in decoded.warnings} == warnings
     assert outcome(data) == outcome(text) == original_outcome(page_text)
 
 
+@pytest.mark.parametrize("page", DECLARABLE)
 def test_a_lying_declaration_gives_the_records_of_the_right_one(page_text: str) -> None:
-    if not is_html(page_text):
-        pytest.skip("a text page declares no charset")
     lying, right = declared(page_text, "ISO-8859-1"), declared(page_text, "UTF-8")
     assert outcome(lying.encode("utf-8")) == outcome(right.encode("utf-8")) == outcome(page_text)
 

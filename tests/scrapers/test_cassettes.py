@@ -1,8 +1,8 @@
 """Whole jobs replayed from cassettes (pytest-recording / VCR.py): no server, no network.
 
-The cassettes in ``tests/cassettes/`` were recorded against ``tests/fakesite.py`` serving the
-project's own fixture pages on port 8765. CI replays them (``--record-mode=none``, the default);
-to record them again: ``pytest tests/test_cassettes.py --record-mode=rewrite``.
+The cassettes in ``tests/cassettes/`` were recorded against ``tests/helpers/fakesite.py`` serving
+the project's own fixture pages on port 8765. CI replays them (``--record-mode=none``, the default);
+to record them again: ``pytest tests/scrapers/test_cassettes.py --record-mode=rewrite``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, profile_key, records, without_when, write_job
 
@@ -20,6 +20,12 @@ from pubharvest.parsers.records import to_builtins
 
 BASE = "http://127.0.0.1:8765"
 ALL_SITES = {"scholar": BASE, "msr": BASE, "elamur": BASE}
+
+
+@pytest.fixture
+def vcr_cassette_dir() -> str:
+    """``tests/cassettes/test_cassettes/``: the test data stays beside the other test data, not this module."""
+    return str(ROOT / "tests" / "cassettes" / "test_cassettes")
 
 
 @pytest.fixture

@@ -92,6 +92,7 @@ def test_a_captcha_on_a_paper_page_stops_the_host(site, tmp_path: Path, capsys) 
     assert len(site.paths("view_citation")) == 2  # nothing after the CAPTCHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robots", [None, GOOGLE_ROBOTS])
 def test_the_scrapy_engine_completes_a_profile_as_the_default_engine_does(tmp_path: Path, capsys, robots) -> None:
     pytest.importorskip("scrapy")

@@ -7,6 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 IMPORT_ALL = """
@@ -21,6 +22,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow  # builds a wheel
 def test_wheel_holds_one_top_level_package(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(tmp_path), str(ROOT)],

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
 
 from pubharvest.cli import main
-
-ENGINES = ["httpx", "scrapy"]
 
 
 def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
@@ -43,9 +41,6 @@ def assert_one_line_each(err: str) -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_gzip_bomb_and_a_huge_body_stop_at_max_bytes(engine, site, tmp_path: Path, capsys) -> None:
-    from fakesite import gzip_bomb
-
-    gzip_bomb(64)  # built before the job starts, so that building it is not a slow answer
     site.fault("/authors/olatunji-ruwase/", "gzipbomb:64")
     site.fault("/people/adaexample/", "huge:64")
     targets = [{"site": "elamur", "id": "olatunji-ruwase"}, {"site": "msr", "id": "adaexample"},
@@ -61,6 +56,7 @@ def test_a_gzip_bomb_and_a_huge_body_stop_at_max_bytes(engine, site, tmp_path: P
     assert [r["site"] for r in records(tmp_path / "out.jsonl")] == ["scholar"]
 
 
+@pytest.mark.slow  # each attempt waits out its timeout
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_slow_drip_times_out_for_the_whole_request(engine, site, tmp_path: Path, capsys) -> None:
     site.fault("/authors/olatunji-ruwase/", "drip:0.2", "drip:0.2")  # 1000 bytes, a byte every 0.2 s
@@ -156,6 +152,7 @@ def test_paging_stops_when_a_page_repeats_the_one_before(engine, site, tmp_path:
     assert [w["code"] for w in record["warnings"]] == ["partial"] and "repeats" in record["warnings"][0]["message"]
 
 
+@pytest.mark.slow  # the one-off form keeps the default pace
 @pytest.mark.parametrize(("name", "target"), [("scholar", SCHOLAR_A), ("msr", "adaexample"),
                                               ("elamur", "olatunji-ruwase")])
 def test_the_one_off_form_writes_to_a_file_or_a_store(name, target, site, tmp_path: Path, capsys) -> None:
@@ -195,6 +192,7 @@ def test_a_name_that_does_not_resolve_is_not_retried(engine, tmp_path: Path, cap
     assert time.monotonic() - started < (8 if engine == "scrapy" else 3)
 
 
+@pytest.mark.slow
 def test_both_engines_tell_a_fault_script_line_by_line(tmp_path: Path, capsys) -> None:
     """The same faults, the same account: outcomes, blocks, counts of requests as the server saw them."""
     pytest.importorskip("scrapy")

@@ -20,6 +20,7 @@ from pubharvest.parsers.page import html_root_streamed, html_selector, utf8_piec
 from pubharvest.parsers.records import PageResult, Publication
 from pubharvest.parsers.scholar import rows as scholar_rows
 
+pytestmark = pytest.mark.slow  # pages of tens of megabytes, built and parsed
 FRAGMENT = "scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html"
 PROFILE = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"
 EPR = "Can quantum-mechanical description of physical reality be considered complete?"

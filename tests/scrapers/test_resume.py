@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 from fakesite import FakeSite
 from scrapejobs import profile_key, records, write_job
+from scrapyjobs import cli
 
 from pubharvest.cli import main
 
@@ -22,7 +22,7 @@ USERS = [f"User{i:04d}xAAAAJ" for i in range(6)]
 
 
 def start_job(job: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pubharvest.cli", "scrape", str(job)],
+    return subprocess.Popen(cli("scrape", str(job)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

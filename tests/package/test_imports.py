@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The floors, lowest first. A module may import from its own floor and the floors below, never from one
 # above. ``name`` is that module; ``name.*`` a package and every module in it, at any depth.

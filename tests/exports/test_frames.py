@@ -207,7 +207,7 @@ def test_frames_of_a_merge_as_json_give_papers_and_their_sources() -> None:
     assert listed(sources, "citations") == [s.get("citations") for p in merged["papers"] for s in p["sources"]]
     assert list(sources["key"]) == [p["key"] for p in merged["papers"] for _ in p["sources"]]
     zero = papers[papers["key"] == "ren2021zero"].iloc[0]
-    assert list(zero["sites"]) == ["scholar", "msr", "elamur"]  # tests/test_merge.py: SHARED, from the pages
+    assert list(zero["sites"]) == ["scholar", "msr", "elamur"]  # tests/merge/test_merge.py: SHARED, from the pages
     assert (zero["citations_scholar"], zero["citations_elamur"], zero["citations_max"]) == (405, 309, 405)
     assert pd.isna(zero["citations_msr"])
     assert all(len(frame) == 0 for name, frame in tables.items() if name in PAGE_TABLES)

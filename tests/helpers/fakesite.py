@@ -10,18 +10,26 @@ from ``handwritten_view_citation_chapter.html``, and the co-author list (``view_
 is ``handwritten_coauthors_dialog.html``. MSR and Elamur serve their fixture page
 for any person. ``site.fault("user=U", "500", "ok")`` queues what the next requests whose path
 contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), ``reset`` (the
-connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha``, ``hang``,
-``redirect:LOCATION`` (a 302), and hostile answers: ``gzipbomb:MB`` (a small gzip body that
-decompresses to MB megabytes), ``huge:MB`` (a body of MB megabytes, streamed), ``drip:S`` (one byte
-every S seconds, after the headers). ``site.ignore_cstart`` makes every Scholar page the first one,
-as a server that ignores ``cstart`` (its "Show more" stays enabled).
+connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha`` (``captcha:503``
+sends it with that status), ``hang``, ``redirect:LOCATION`` (a 302), and hostile answers:
+``gzipbomb:MB`` (a small gzip body that decompresses to MB megabytes), ``huge:MB`` (a body of MB
+megabytes, streamed), ``drip:S`` (one byte every S seconds, after the headers).
+Settings change every answer from then on: ``site.ignore_cstart`` makes every Scholar page the first
+one, as a server that ignores ``cstart`` (its "Show more" stays enabled); ``site.delay`` holds back
+every page but robots.txt that many seconds; ``site.change = "rows"`` renames the class of Scholar's
+rows (a layout change), ``"cut"`` stops each Scholar page early in its first row.
+
+The server runs in a process of its own (``python fakesite.py PORT [USER=ROWS ...]``); ``FakeSite``
+starts it and is the test's handle on it. In the test's process, a server thread waited for the GIL
+while the job parsed or decompressed a page, and on a busy machine the job timed out on an answer
+that was on its way (and its retry got the real page) or logged a request late.
 """
 
 from __future__ import annotations
 
 import functools
+import http.client
 import json
-import os
 import re
 import socket
 import struct
@@ -30,12 +38,13 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 _PROFILE = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(encoding="utf-8")
 _HEAD, _REST = _PROFILE.split('<tbody id="gsc_a_b">\n', 1)
 _ROWS, _TAIL = _REST.split("</tbody>", 1)
@@ -51,6 +60,10 @@ ELAMUR_PAGE = (FIXTURES / "elamur" / "000_multiline.md").read_bytes()
 # Search results (``/scholar?q=``) and the author search (``view_op=search_authors``), whatever the query.
 SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_search_user_profiles.html").read_bytes()
 AUTHOR_SEARCH_PAGE = (FIXTURES / "scholar" / "handwritten_author_search.html").read_bytes()
+# What a test may set on a running site; bytes travel as Latin-1 text (each byte one character).
+SETTINGS: dict[str, type] = {"cites": int, "ignore_cstart": bool, "captcha": bytes, "robots": str,
+                             "delay": float, "change": str}
+_CONTROL = "/_fake/"  # the test's requests to the server: never logged, never faulted
 
 
 def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int = 0) -> str:
@@ -76,8 +89,25 @@ def publication_page(pub_id: str) -> str:
             .replace("Ingrid Olsen, Tomas Berg", "Hanako Yamada, Ichiro Tanaka, Jane Smith"))
 
 
-class FakeSite:
-    """The server, its request log and its fault queues; use as a context manager."""
+def changed(body: bytes, change: str) -> bytes:
+    """A Scholar page with rows as ``change`` says: ``rows`` renames their class, ``cut`` stops inside the first."""
+    if change == "rows" and b"gsc_a_tr" in body:
+        return body.replace(b'class="gsc_a_tr"', b'class="gsc_a_row"')
+    if change == "cut" and b"gsc_a_tr" in body:
+        return body[:body.index(b"gsc_a_tr") + 200]
+    return body
+
+
+@functools.cache
+def gzip_bomb(megabytes: int) -> bytes:
+    """A gzip body that decompresses to ``megabytes`` MB of zeros (about 1 KB per MB)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    zeros = bytes(2**20)
+    return b"".join(packer.compress(zeros) for _ in range(megabytes)) + packer.flush()
+
+
+class Site:
+    """The server's side: its settings, fault queues and request log (in the server's process)."""
 
     def __init__(self, port: int = 0) -> None:
         self.scholar: dict[str, int] = {}
@@ -85,31 +115,48 @@ class FakeSite:
         self.ignore_cstart = False
         self.captcha = CAPTCHA.encode()  # what the "captcha" action serves (a real page, in corpus tests)
         self.robots = "User-agent: *\nAllow: /\n"
+        self.delay = 0.0
+        self.change = ""
         self.faults: list[tuple[str, list[str]]] = []
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.server = _Server(("127.0.0.1", port), _handler(self))
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> Self:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def fault(self, match: str, *actions: str) -> None:
+    def fault(self, match: str, actions: list[str]) -> None:
+        for action in actions:  # built now, so that building it is not a slow answer
+            if action.startswith("gzipbomb:"):
+                gzip_bomb(int(action.partition(":")[2]))
         with self.lock:
-            self.faults.append((match, list(actions)))
+            self.faults.append((match, actions))
 
-    def paths(self, containing: str = "") -> list[str]:
-        return [path for _, path, _ in self.log if containing in path]
+    def set(self, settings: Mapping[str, Any]) -> None:
+        for name, value in settings.items():
+            if name == "scholar":
+                self.scholar.update(value)
+            else:
+                setattr(self, name, value.encode("latin-1") if SETTINGS[name] is bytes else SETTINGS[name](value))
+
+    def control(self, path: str, body: bytes) -> bytes:
+        """The answer to one of the test's requests (``/_fake/...``)."""
+        command = path.removeprefix(_CONTROL)
+        if command == "fault":
+            match, actions = json.loads(body)
+            self.fault(match, actions)
+        elif command == "set":
+            self.set(json.loads(body))
+        elif command == "clear":
+            with self.lock:
+                self.faults.clear()
+        elif command == "log":
+            with self.lock:
+                return json.dumps(self.log).encode()
+        else:
+            raise ValueError(f"no such control: {path}")
+        return b"{}"
 
     def next_action(self, path: str) -> str:
         with self.lock:
@@ -120,7 +167,13 @@ class FakeSite:
         return "ok"
 
     def page(self, path: str) -> tuple[int, str, bytes]:
-        """Status, content type and body of the normal answer to ``path``."""
+        """Status, content type and body of the normal answer to ``path``, after ``delay``."""
+        if self.delay and not path.startswith("/robots.txt"):
+            time.sleep(self.delay)
+        status, kind, body = self.plain_page(path)
+        return status, kind, changed(body, self.change)
+
+    def plain_page(self, path: str) -> tuple[int, str, bytes]:
         parts = urlsplit(path)
         if parts.path == "/robots.txt":
             return 200, "text/plain", self.robots.encode()
@@ -147,15 +200,15 @@ class FakeSite:
         return 404, "text/plain", b"not found"
 
 
-@functools.cache
-def gzip_bomb(megabytes: int) -> bytes:
-    """A gzip body that decompresses to ``megabytes`` MB of zeros (about 1 KB per MB)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    zeros = bytes(2**20)
-    return b"".join(packer.compress(zeros) for _ in range(megabytes)) + packer.flush()
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client leaving mid-answer is a test's point
+            super().handle_error(request, client_address)
 
 
-def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
+def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall
@@ -163,9 +216,13 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args) -> None:
             pass
 
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.answer(200, "application/json", site.control(self.path, body))
+
         def do_GET(self) -> None:
-            if self.path == "/_log":  # the request log, for a test whose server runs in another process
-                return self.answer(200, "application/json", json.dumps(site.log).encode())
+            if self.path.startswith(_CONTROL):
+                return self.answer(200, "application/json", site.control(self.path, b""))
             action = site.next_action(self.path)
             name, _, arg = action.partition(":")
             if name == "reset":
@@ -184,7 +241,7 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             if name == "drip":
                 return self.stream(1000, 1, float(arg))
             if name == "captcha":
-                return self.answer(200, "text/html; charset=utf-8", site.captcha)
+                return self.answer(int(arg or 200), "text/html; charset=utf-8", site.captcha)
             if name.isdigit():
                 headers = {"Retry-After": arg} if arg else {}
                 return self.answer(int(name), "text/plain", f"HTTP {name}".encode(), headers)
@@ -199,7 +256,7 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
+            except ConnectionError:
                 pass  # the client gave up (a timeout test)
 
         def stream(self, size: int, chunk: int, pause: float) -> None:
@@ -214,24 +271,43 @@ def _handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(block)
                     self.wfile.flush()
                     time.sleep(pause)
-            except (BrokenPipeError, ConnectionResetError):
+            except ConnectionError:
                 pass
             self.close_connection = True
 
     return Handler
 
 
-class ProcessSite:
-    """The fake site in a process of its own, for timing tests: its clock is not held up by the job
-    running in the test's process (an in-process server thread waits for the GIL while a page is
-    parsed, and logs a request late). Its log comes from ``GET /_log``; ``time.monotonic`` is
-    the system's monotonic clock, the same in both processes."""
+class _Rows(dict[str, int]):
+    """``site.scholar`` on the test's side: rows per Scholar user, each change sent to the server."""
 
-    def __init__(self, robots: str | None = None) -> None:
-        env = {**os.environ, **({"FAKESITE_ROBOTS": robots} if robots else {})}
-        self.process = subprocess.Popen([sys.executable, __file__, "0"], stdout=subprocess.PIPE, text=True, env=env)
+    def __init__(self, site: FakeSite) -> None:
+        super().__init__()
+        self.site = site
+
+    def __setitem__(self, user: str, rows: int) -> None:
+        self.update({user: rows})
+
+    def update(self, rows: Mapping[str, int] | None = None, /, **more: int) -> None:  # type: ignore[override]
+        given = {**(rows or {}), **more}
+        super().update(given)
+        self.site.control("set", {"scholar": given})
+
+
+class FakeSite:
+    """The fake site in a process of its own, and the test's handle on it: ``site.url``, the settings
+    (``site.robots = ...``), ``site.scholar[U] = rows``, ``site.fault(...)`` and the request log, each
+    sent to or read from the server over loopback. Use as a context manager; the server stops at the
+    end (or when this process ends: it serves while its stdin is open)."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.process = subprocess.Popen([sys.executable, __file__, str(port), "--while-stdin-is-open"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         self.url = self.process.stdout.readline().strip()
+        if not self.url:
+            raise RuntimeError(f"the fake site did not start (exit code {self.process.wait()})")
+        self.scholar = _Rows(self)
 
     def __enter__(self) -> Self:
         return self
@@ -239,18 +315,54 @@ class ProcessSite:
     def __exit__(self, *exc) -> None:
         self.process.terminate()
         self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in SETTINGS:
+            self.control("set", {name: value.decode("latin-1") if isinstance(value, bytes) else value})
+        super().__setattr__(name, value)
+
+    def control(self, command: str, payload: Any = None) -> Any:
+        """Send ``command`` to the server (``payload`` as JSON) and give its JSON answer."""
+        connection = http.client.HTTPConnection(urlsplit(self.url).netloc, timeout=30)
+        try:
+            body = None if payload is None else json.dumps(payload)
+            connection.request("GET" if body is None else "POST", _CONTROL + command, body)
+            answer = connection.getresponse()
+            assert answer.status == 200, f"the fake site refused {command}: HTTP {answer.status}"
+            return json.loads(answer.read())
+        finally:
+            connection.close()
+
+    def fault(self, match: str, *actions: str) -> None:
+        self.control("fault", [match, list(actions)])
+
+    def clear_faults(self) -> None:
+        self.control("clear", {})
 
     @property
     def log(self) -> list[tuple[float, str, str]]:
-        from urllib.request import urlopen
+        """Every request the server saw, in order: (time, path, user agent); ``time.monotonic`` is the
+        system's monotonic clock, the same in both processes."""
+        return [tuple(entry) for entry in self.control("log")]
 
-        with urlopen(self.url + "/_log") as answer:
-            return [tuple(entry) for entry in json.loads(answer.read())]
+    def paths(self, containing: str = "") -> list[str]:
+        return [path for _, path, _ in self.log if containing in path]
 
 
-if __name__ == "__main__":  # serve until killed: python tests/fakesite.py PORT [USER=ROWS ...]
-    with FakeSite(int(sys.argv[1])) as fake:
-        fake.scholar.update({k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])})
-        fake.robots = os.environ.get("FAKESITE_ROBOTS", fake.robots)
-        print(fake.url, flush=True)
+def serve(argv: list[str]) -> None:
+    """Serve on port ``argv[0]`` (0: any free one), Scholar users given as ``USER=ROWS``; print the URL."""
+    site = Site(int(argv[0]))
+    site.scholar.update({k: int(v) for k, v in (a.split("=") for a in argv[1:] if not a.startswith("--"))})
+    threading.Thread(target=site.server.serve_forever, daemon=True).start()
+    print(site.url, flush=True)
+    if "--while-stdin-is-open" in argv:
+        sys.stdin.read()  # the test's process ended, or stopped the site
+    else:
         threading.Event().wait()
+
+
+if __name__ == "__main__":  # serve until killed: python tests/helpers/fakesite.py PORT [USER=ROWS ...]
+    serve(sys.argv[1:])

@@ -3,7 +3,6 @@ worker tests and ``bench/bench_workers.py``."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 from fakesite import FakeSite
@@ -15,11 +14,6 @@ class SlowSite(FakeSite):
     def __init__(self, delay: float = 0.0, port: int = 0) -> None:
         super().__init__(port)
         self.delay = delay
-
-    def page(self, path: str) -> tuple[int, str, bytes]:
-        if self.delay and not path.startswith("/robots.txt"):
-            time.sleep(self.delay)
-        return super().page(path)
 
     def page_counts(self) -> Counter:
         """How many times each page (robots.txt aside) was requested."""

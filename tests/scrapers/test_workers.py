@@ -19,6 +19,7 @@ from scrapejobs import records, write_job
 from scrapyjobs import fresh_database, service, start_cli, wait_until
 from slowsite import SlowSite
 
+pytestmark = pytest.mark.slow  # Scrapy workers against a site that answers late
 SCHOLARS = [f"Work{i:04d}erAAAAJ" for i in range(10)]
 PEOPLE = ["adaexample"]  # the fake MSR page names its person: one target
 ROWS = 150  # two Scholar pages per profile

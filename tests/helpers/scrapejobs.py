@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pubharvest.cli import main
 
 SCHOLAR_A, SCHOLAR_B, SCHOLAR_C = "Aaaaaaaa12AAAAJ", "Bbbbbbbb12AAAAJ", "Cccccccc12AAAAJ"
+# The two engines, for tests run under each: a Scrapy run is a process of its own, seconds of start-up.
+ENGINES = ["httpx", pytest.param("scrapy", marks=pytest.mark.slow)]
 # Fast and impatient: no pacing, short timeouts and backoffs, so that fault tests take seconds.
 QUICK = {"rate": 0, "jitter": 0, "timeout": 1.0, "retries": 3, "backoff": 0.05, "max_backoff": 0.2,
          "concurrency": 1, "per_host": 1}

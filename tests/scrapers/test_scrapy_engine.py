@@ -19,12 +19,13 @@ from slowsite import SlowSite
 
 from pubharvest.cli import main
 
+pytestmark = pytest.mark.slow  # a Scrapy process per run
 EVERY_SITE = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
 
 
 def faults(site: FakeSite) -> None:
-    site.faults.clear()
+    site.clear_faults()
     site.fault(f"user={SCHOLAR_A}&hl=en&pagesize=100&cstart=100", "500", "ok")
     site.fault(f"user={SCHOLAR_B}", "503")
     site.fault("/people/adaexample/", "reset")
@@ -76,12 +77,8 @@ def test_a_captcha_stops_the_host_for_the_scrapy_engine_too(tmp_path: Path) -> N
 
 
 def test_a_captcha_sent_with_503_is_not_retried(tmp_path: Path) -> None:
-    from fakesite import CAPTCHA
-
     with FakeSite() as site:
-        real_page = site.page
-        site.page = (  # type: ignore[method-assign]
-            lambda path: (503, "text/html", CAPTCHA.encode()) if SCHOLAR_A in path else real_page(path))
+        site.fault(SCHOLAR_A, "captcha:503")
         job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
                         {"scholar": site.url}, retries=3, concurrency=2)
         done = run_cli("scrape", str(job), "--engine", "scrapy")

@@ -4,6 +4,7 @@ whatever the order of pages and rows."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,7 @@ from pubharvest.merge import (
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds
 from pubharvest.parsers.text import title_key
 
+pytestmark = pytest.mark.slow  # hundreds of random inputs each
 SITES = ("scholar", "msr", "elamur")
 # few words, so that titles collide, begin one another and repeat on one page
 WORDS = ("deep", "Deep", "nets", "NETS", "sparse", "widgets", "of", "graphs", "at", "scale")

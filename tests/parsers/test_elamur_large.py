@@ -15,6 +15,7 @@ from pubharvest.parsers.records import to_builtins
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_size_msr_elamur import enlarged_elamur, one_line
 
+pytestmark = pytest.mark.slow  # pages of thousands of papers
 COPIES = 1000  # two papers with a page, copied: 2,002 papers, 4,003 list items
 SMALL = (FIXTURES / "elamur" / "000_multiline.md").read_text(encoding="utf-8")
 # One copy in each list that no shape of the scanner takes (markup, an entity, a tab): read by markdown-it.

@@ -9,7 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from fakesite import FakeSite, ProcessSite
+from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, profile_key, records, scrape, write_job
 from warcio.archiveiterator import ArchiveIterator
 
@@ -25,10 +25,11 @@ def site():
         yield fake
 
 
-def bases(*pairs: tuple[str, FakeSite | ProcessSite]) -> dict[str, str]:
+def bases(*pairs: tuple[str, FakeSite]) -> dict[str, str]:
     return {name: fake.url for name, fake in pairs}
 
 
+@pytest.mark.slow
 def test_faults_are_retried_and_every_record_is_complete_once(site, tmp_path: Path, capsys) -> None:
     site.scholar[SCHOLAR_A] = 250  # three pages: cstart 0, 100, 200
     site.fault(f"user={SCHOLAR_A}&hl=en&pagesize=100&cstart=100", "500", "ok")
@@ -48,6 +49,7 @@ def test_faults_are_retried_and_every_record_is_complete_once(site, tmp_path: Pa
     assert "4 done" in err and "retries" in err
 
 
+@pytest.mark.slow
 def test_retry_after_holds_back_every_request_to_that_host(site, tmp_path: Path, capsys) -> None:
     site.fault(f"user={SCHOLAR_A}", "429:1")
     job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B}],
@@ -190,6 +192,7 @@ def test_an_unreachable_host_gets_a_clear_account_and_exit_4(tmp_path: Path, cap
     assert "unreachable" in err and "no host could be reached" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
     code = main(["scrape", "--site", "elamur", "--id", "olatunji-ruwase", "--base-url", site.url,
                  "--contact", "mailto:tests@example.org"])
@@ -198,10 +201,10 @@ def test_one_off_form_writes_jsonl_to_stdout(site, capsys) -> None:
     assert json.loads(out)["profile"]["name"] == "Olatunji Ruwase"
 
 
+@pytest.mark.slow
 def test_each_host_is_paced_while_hosts_run_side_by_side(tmp_path: Path, capsys) -> None:
-    # the servers run in processes of their own: an in-process server thread logs a request late
-    # when it waits for the GIL while the job parses a page
-    with ProcessSite() as scholar, ProcessSite(robots="User-agent: *\nCrawl-delay: 0.4\n") as other:
+    with FakeSite() as scholar, FakeSite() as other:
+        other.robots = "User-agent: *\nCrawl-delay: 0.4\n"
         targets = [{"site": "scholar", "id": u} for u in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)]
         targets += [{"site": "msr", "id": name} for name in ("adaexample", "bobexample", "carlaexample")]
         job = write_job(tmp_path, targets, bases(("scholar", scholar), ("msr", other)),
@@ -234,6 +237,7 @@ def test_the_unusual_traffic_redirect_is_a_block(site, tmp_path: Path, capsys) -
     assert not site.paths("/sorry/") and not site.paths(SCHOLAR_B)
 
 
+@pytest.mark.slow
 def test_a_faulty_job_accounts_for_every_target_and_a_rerun_finishes_it(tmp_path: Path, capsys) -> None:
     with FakeSite() as scholar, FakeSite() as other:
         scholar.scholar[SCHOLAR_A] = 250
@@ -336,6 +340,7 @@ def test_one_off_search_fetches_one_results_page(site, capsys) -> None:
     assert site.paths("/scholar") == ["/scholar?hl=en&q=lovelace"]
 
 
+@pytest.mark.slow
 def test_one_off_author_search_gives_profile_stubs(site, capsys) -> None:
     code = main(["scrape", "--site", "scholar", "--author", "ada lovelace", "--base-url", site.url,
                  "--contact", "mailto:tests@example.org"])

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from scrapejobs import profile_key, records
+from scrapejobs import ENGINES, profile_key, records
 from test_resume import held_job
 
 from pubharvest.cli import main
@@ -26,7 +26,7 @@ def running_job(tmp_path: Path):
         yield job, process
 
 
-@pytest.mark.parametrize("engine", ["httpx", "scrapy"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_second_runner_of_a_running_job_refuses(running_job, tmp_path: Path, engine: str) -> None:
     if engine == "scrapy":
         pytest.importorskip("scrapy")  # the README's test command installs the test extra only
