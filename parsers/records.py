@@ -111,6 +111,7 @@ class PublicAccess(_Record):
 
 class Coauthor(_Record):
     name: str
+    name_truncated: bool = False  # the sidebar cut the name short (2014–2017: "George C. Kagadi...")
     affiliation: str | None = None
     email_domain: str | None = None
     ids: Ids = msgspec.field(default_factory=Ids)
@@ -183,6 +184,7 @@ class Author(_Record):
 
 class Publication(_Record):
     title: str | None = None
+    title_truncated: bool = False  # the page cut the title short ("..." or "…", taken off ``title``)
     authors: list[str] = []
     authors_truncated: bool = False
     author_links: list[Author] = []

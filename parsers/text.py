@@ -11,18 +11,29 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
+
+if TYPE_CHECKING:
+    from pylatexenc.latex2text import LatexNodes2Text
 
 __all__ = [
     "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date", "find_arxiv_id",
-    "find_doi", "find_isbn", "find_report_number", "strip_braces", "clean_title", "split_names", "is_initials",
+    "find_doi", "find_isbn", "find_report_number", "strip_braces", "clean_title", "without_cut_mark", "split_names",
+    "is_initials",
     "title_key", "absolute_url", "paused_gc",
 ]
 
-_BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+# Bidi controls, and the invisible characters that carry nothing in a name or title: zero-width
+# space, soft hyphen, byte-order mark (zero-width joiners stay: Persian and Indic text needs them).
+_BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x00AD, 0xFEFF])
+# A variation selector that follows no character it could select (a space, the start): left over
+# from an emoji or a glyph variant Scholar dropped.
+_STRAY_SELECTOR = re.compile(r"(?:(?<=\s)|^)[\ufe00-\ufe0f\U000e0100-\U000e01ef]+")
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)"
@@ -32,15 +43,22 @@ _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
 _NOT_WORD = re.compile(r"[\W_]+")
 _ASCII_NOT_WORD = str.maketrans(dict.fromkeys(c for c in map(chr, range(128)) if not c.isalnum()))
-_LATEX_COMMAND = re.compile(r"\\\s?(?:it|bf|em|rm|sc|tt|sl|textit|textbf|emph|mathrm)\b\s*")
+# Scholar writes a title's LaTeX with a space after each backslash: "{\\ it Planck}", "$\\ to\\ mathrm {J}$".
+_SPACED_COMMAND = re.compile(r"\\ (?=[A-Za-z])")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z\"'`^~=.]")  # a command word or an accent
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
 
 
 def clean(text: str | None) -> str:
-    """Text with bidi marks removed and all whitespace runs made single spaces."""
+    """Text without bidi marks and invisible characters, all whitespace runs made single spaces.
+
+    >>> clean("Grundgleichungen\u2026\u201d \ufe01"), clean("\ufeffzero\u200bwidth soft\u00adhyphen")
+    ('Grundgleichungen…”', 'zerowidth softhyphen')
+    """
     if not text:
         return ""
     if not text.isascii():
-        text = text.translate(_BIDI)
+        text = _STRAY_SELECTOR.sub("", text.translate(_BIDI))
     return " ".join(text.split())
 
 
@@ -118,15 +136,53 @@ def strip_braces(text: str) -> str:
 
 
 def clean_title(text: str) -> str:
-    """A title without inline markup, LaTeX font commands or BibTeX braces.
+    """A title without inline markup, LaTeX commands or BibTeX braces; a LaTeX symbol becomes its
+    character, and a command never joins the words around it.
 
     >>> clean_title("Die {\\\\ it Planck} sche  {Zero-offload}")
     'Die Planck sche Zero-offload'
+    >>> clean_title("Decay $B\\\\ to\\\\ mathrm {J}/\\\\psi$ at 50% of {\\\\'o}")
+    'Decay B→J/ψ at 50% of ó'
     """
-    return clean(strip_braces(_LATEX_COMMAND.sub("", text)))
+    if _LATEX_COMMAND.search(text) or "\\ " in text:
+        text = _latex_to_text(_BARE_PERCENT.sub(r"\\%", _SPACED_COMMAND.sub(r"\\", text)))
+    return clean(strip_braces(text))
 
 
-_CUT_MARKS = ("...", "…", "et al.", "et al")
+def _latex_to_text(text: str) -> str:
+    """LaTeX rendered as plain Unicode text by pylatexenc (only called for text with a command)."""
+    try:
+        return str(_latex_renderer().latex_to_text(text))
+    except Exception:  # pylatexenc gives up on some malformed input: keep the text as written
+        return text
+
+
+@functools.cache
+def _latex_renderer() -> LatexNodes2Text:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+
+_CUT_MARK = re.compile(r"[\s,]*(?:\.\.\.|…)$")
+
+
+def without_cut_mark(text: str) -> tuple[str, bool]:
+    """``text`` without the mark Scholar puts where it cut it short (``...`` in 2014–2017, ``…``
+    later, after a space or a no-break space), and whether it had one.
+
+    >>> without_cut_mark("Journal of High Performance Computing Applications 27 (3 ..."), without_cut_mark("ab…")
+    (('Journal of High Performance Computing Applications 27 (3', True), ('ab', True))
+    >>> without_cut_mark("Deep learning")
+    ('Deep learning', False)
+    """
+    if not text.endswith(("...", "…")):
+        return text, False
+    return _CUT_MARK.sub("", text), True
+
+
+_ET_AL = ("et al.", "et al")
+_AND = ("and", "&")
 
 
 def split_names(text: str | None) -> tuple[list[str], bool]:
@@ -134,18 +190,24 @@ def split_names(text: str | None) -> tuple[list[str], bool]:
 
     >>> split_names("A Fan, C Akiki, ...")
     (['A Fan', 'C Akiki'], True)
+    >>> split_names("E Demir, T Van Woensel, and et al."), split_names("A Fan and B Li")
+    ((['E Demir', 'T Van Woensel'], True), (['A Fan and B Li'], False))
+    >>> split_names("")
+    ([], False)
     """
     names = [part.strip() for part in clean(text).split(",")]
-    truncated = False
     # Only the list's end can be cut ("..., ...", "... et al.") or joined by "and".
-    last = names[-1]
-    for tail in _CUT_MARKS:
+    last, truncated = without_cut_mark(names[-1])
+    for tail in _ET_AL:
         if last.endswith(tail):
             last, truncated = last[: -len(tail)].strip(), True
             break
-    if last[:4].lower() == "and ":
-        last = last[4:].strip()
-    names[-1] = last
+    words = last.split(" ")
+    if words[0].lower() in _AND:  # ", and B Li"
+        words = words[1:]
+    if truncated and words and words[-1].lower() in _AND:  # "B Li & …"
+        words = words[:-1]
+    names[-1] = " ".join(words)
     return [name for name in names if name], truncated
 
 

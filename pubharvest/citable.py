@@ -36,6 +36,7 @@ class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     them to it). ``pubharvest.merge``'s ``SourceRecord`` and ``Paper`` are made of them."""
 
     title: str | None = None
+    title_truncated: bool = False
     authors: list[str] = []
     authors_truncated: bool = False
     venue: str | None = None

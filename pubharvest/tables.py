@@ -198,7 +198,8 @@ def _of_page() -> list[Column]:
 
 def _bibliographic() -> list[Column]:
     """The fields a ``Publication``, a merged ``Paper`` and a ``SourceRecord`` share."""
-    return [*_fields("string", "title"), *_fields("strings", "authors"), *_fields("bool", "authors_truncated"),
+    return [*_fields("string", "title"), *_fields("bool", "title_truncated"), *_fields("strings", "authors"),
+            *_fields("bool", "authors_truncated"),
             *_fields("string", "venue"), *_fields("bool", "venue_truncated"), *_fields("int", "year"),
             *_fields("string", "date"), *_fields("category", "type")]
 
@@ -346,9 +347,16 @@ def _names(columns: Iterable[Column]) -> list[str]:
     return [column.name for column in columns]
 
 
+_LATER = frozenset({"title_truncated"})  # bibliographic columns added after the historic CSVs
+
+
+def _historic_bibliographic() -> list[str]:
+    return [name for name in _names(_bibliographic()) if name not in _LATER]
+
+
 def _historic_publications() -> list[str]:
     """The columns the publications CSV had before it gave the whole table, in their order."""
-    return ["site", "page", "profile_name", *_names(_bibliographic()), "citations",
+    return ["site", "page", "profile_name", *_historic_bibliographic(), "citations",
             *_names(_string_id_columns(PublicationIds)), "url", "publisher", "flags", "profile_id", "page_url"]
 
 
@@ -356,7 +364,7 @@ def _historic_papers() -> list[str]:
     """The columns the papers CSV (``merge -f csv``) had before it gave the whole table, in their order:
     the identifiers without a site's own."""
     sites = registered_sites()
-    return ["key", *_names(_bibliographic()), "citations_max", *_names(_site_count_columns()), "sites", "matched_by",
+    return ["key", *_historic_bibliographic(), "citations_max", *_names(_site_count_columns()), "sites", "matched_by",
             *(kind for kind in string_kinds(PublicationIds) if kind not in sites), "url", "publisher"]
 
 
@@ -371,7 +379,7 @@ def selected(name: str, column_set: str = "all") -> list[Column]:
     """The columns of table ``name`` (of ``TABLES``) that ``column_set`` (of ``COLUMN_SETS``) names, in its order.
 
     >>> len(selected("publications")), len(selected("publications", "historic")), len(selected("papers", "historic"))
-    (31, 25, 22)
+    (32, 25, 22)
     >>> _names(selected("coauthors", "historic")) == _names(selected("coauthors"))
     True
     """

@@ -120,8 +120,6 @@ def _legacy_publication(row: Element, origin: str) -> Publication:
                       ids=PublicationIds(scholar=query_value(href, "citation_for_view")))
     fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
                            element_text(grays[1]) if len(grays) > 1 else "")
-    if pub.venue and pub.venue.endswith("..."):  # cut venues end in three dots here, not "…"
-        pub.venue, pub.venue_truncated = pub.venue[:-3].rstrip(" ,") or None, True
     count = next(cells["col-citedby"].iter("a"), None) if "col-citedby" in cells else None
     pub.citations = (to_int(element_text(count)) or 0) if count is not None else 0 if "col-citedby" in cells else None
     if count is not None:

@@ -12,7 +12,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
-from ..text import absolute_url, clean, find_year, leading_int, to_int
+from ..text import absolute_url, clean, find_year, leading_int, to_int, without_cut_mark
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -73,7 +73,8 @@ def parse_profile(doc: Document) -> PageResult:
 # The parts of a profile page are read from lxml elements directly, found by id in one pass and
 # then by class within each part: a selector call per field costs more than the whole tree walk.
 
-_LANDMARK_IDS = frozenset({"gsc_prf_in", "gsc_prf_i", "gsc_prf_ivh", "gsc_prf_int", "gsc_prf_pup-img", "gsc_rsb_cit",
+_LANDMARK_IDS = frozenset({"gsc_prf_in", "gsc_prf_i", "gsc_prf_ivh", "gsc_prf_int", "gsc_prf_pu", "gsc_prf_pup-img",
+                           "gsc_rsb_cit",
                            "gsc_rsb_st", "gsc_rsb_mnd", "gsc_rsb_co", "gsc_a_t", "gsc_a_b", "gsc_bpf_more",
                            "gsc_a_nn", "gsc_coauth_opn", "gsc_g"})
 _IDS = " ".join(sorted(_LANDMARK_IDS))
@@ -86,7 +87,9 @@ def _landmarks(root: Element) -> dict[str, Element]:
         found.setdefault(element.get("id", ""), element)
     for element in as_elements(HEAD_LINKS(root)):
         found.setdefault("canonical" if element.tag == "link" else "og:image", element)
-    hist = by_class(found.get("gsc_rsb_cit"), {"gsc_md_hist_b": "hist"}).get("hist")
+    table = found.get("gsc_rsb_st")
+    box = found.get("gsc_rsb_cit", table.getparent() if table is not None else None)  # the chart sits by the table
+    hist = by_class(box, {"gsc_md_hist_b": "hist"}).get("hist")
     if hist:
         found["hist"] = hist[0]
     return found
@@ -98,7 +101,6 @@ def _profile(parts: dict[str, Element], url: str | None) -> Profile:
     org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
                     None) if affiliation is not None else None
     email_box = parts.get("gsc_prf_ivh")
-    interests = by_class(parts.get("gsc_prf_int"), {"gsc_prf_inta": "interest"}).get("interest", [])
     return Profile(
         name=text_of(parts["gsc_prf_in"]),
         url=url,
@@ -107,7 +109,7 @@ def _profile(parts: dict[str, Element], url: str | None) -> Profile:
         email_domain=email_domain_of(email_box),
         homepage=next((a.get("href") for a in email_box.iter("a")), None) if email_box is not None else None,
         photo_url=_photo_url(parts),
-        interests=[clean(element_text(a)) for a in interests],
+        interests=_interests(parts.get("gsc_prf_i")),
         metrics=_metrics(parts.get("gsc_rsb_st")),
         citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g"))),
         public_access=_public_access(parts.get("gsc_rsb_mnd")),
@@ -122,9 +124,24 @@ def _headline_affiliation(header: Element | None) -> Element | None:
     return next((d for d in header.iter("div") if "gsc_prf_il" in class_names(d) and not d.get("id")), None)
 
 
+def _interests(header: Element | None) -> list[str]:
+    """The header's links to an author search by label (``mauthors=label:``), in every layout:
+    ``#gsc_prf_int a.gsc_prf_inta`` since 2018, ``div.gsc_prf_il a.gsc_prf_ila`` before."""
+    if header is None:
+        return []
+    return [clean(element_text(a)) for a in header.iter("a") if "mauthors=label:" in (a.get("href") or "")]
+
+
+def _photo(parts: dict[str, Element]) -> Element | None:
+    """The photo's ``img``: ``#gsc_prf_pup-img`` since 2018, ``img#gsc_prf_pup`` before; either
+    way the image inside the photo box ``#gsc_prf_pu``."""
+    box, img = parts.get("gsc_prf_pu"), parts.get("gsc_prf_pup-img")
+    return img if img is not None else next(box.iter("img"), None) if box is not None else None
+
+
 def _photo_url(parts: dict[str, Element]) -> str | None:
     """The profile photo, or None for the default avatar."""
-    src = attr(parts.get("gsc_prf_pup-img"), "src") or attr(parts.get("og:image"), "content")
+    src = attr(_photo(parts), "src") or attr(parts.get("og:image"), "content")
     if not src or "avatar_scholar" in src:
         return None
     return absolute_url(src, SITE.base_url)
@@ -215,12 +232,13 @@ def _coauthors(box: Element | None) -> list[Coauthor]:
         desc = first_of(parts, "desc")
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
-        name = text_of(link)
+        name, cut = without_cut_mark(text_of(link) or "")
         if link is None or not name:
             continue
         href = link.get("href")
         found.append(Coauthor(
             name=name,
+            name_truncated=cut,
             affiliation=text_of(first_of(parts, "affiliation")),
             email_domain=email_domain_of(first_of(parts, "email")),
             ids=Ids(scholar=user_id(href)),
@@ -270,8 +288,9 @@ def _check_row_range(stated: tuple[int, int] | None, rows: int, articles: int, r
                                     "publication rows were read")
 
 
+# What a profile page of every layout since 2014 has. (The box around the citations table,
+# #gsc_rsb_cit, came in 2018 and holds nothing but the table and the chart, which are checked.)
 _REQUIRED_PARTS = {"gsc_prf_i": "the header's details", "gsc_prf_ivh": "the e-mail line",
-                   "gsc_prf_pup-img": "the photo", "gsc_rsb_cit": "the citations box",
                    "gsc_rsb_st": "the citations table", "gsc_bpf_more": "the \"Show more\" button"}
 
 
@@ -279,6 +298,8 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
     """One ``profile_unreadable`` warning naming each part of the header or sidebar that every
     profile has, or that the page's own links prove, and that could not be read."""
     missing = [f"{what} (#{key})" for key, what in _REQUIRED_PARTS.items() if key not in parts]
+    if _photo(parts) is None:
+        missing.append("the photo (#gsc_prf_pu img)")
     if not profile.name:
         missing.append("the name (#gsc_prf_in is empty)")
     if "gsc_prf_i" in parts and _headline_affiliation(parts["gsc_prf_i"]) is None:
@@ -286,8 +307,10 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
     if "gsc_rsb_st" in parts and profile.metrics.citations is None:
         missing.append("the six counts of the citations table (#gsc_rsb_st td.gsc_rsb_std)")
     missing += _unread_histogram(parts, profile)
-    if doc.contains("mauthors=label:") and not profile.interests:
-        missing.append("the interests (#gsc_prf_int a.gsc_prf_inta), which the page links")
+    box = parts.get("gsc_prf_int")
+    shown = doc.contains("mauthors=label:") or (box is not None and bool(element_text(box).strip()))
+    if shown and not profile.interests:
+        missing.append("the interests (#gsc_prf_i a[href*='mauthors=label:']), which the page shows")
     access = profile.public_access
     shown = "gsc_rsb_mnd" in parts or doc.contains("view_op=list_mandates") or doc.contains('class="gsc_rsb_m_a')
     if shown and (

@@ -16,7 +16,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import PageResult, Publication, PublicationIds
-from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, to_int
+from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, to_int, without_cut_mark
 from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
 
@@ -292,11 +292,13 @@ def origin_of(url: str | None) -> str:
 
 
 def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
-    """Authors, venue (given without Scholar's appended year) and what the venue makes certain."""
+    """Authors, venue (given without Scholar's appended year) and what the venue makes certain; the
+    title, authors and venue without the mark where Scholar cut them short."""
+    if pub.title:
+        title, pub.title_truncated = without_cut_mark(pub.title)
+        pub.title = title or None
     pub.authors, pub.authors_truncated = split_names(authors_text)
-    venue = clean(venue_text)
-    if venue.endswith("…"):
-        venue, pub.venue_truncated = venue[:-1].rstrip(" ,"), True
+    venue, pub.venue_truncated = without_cut_mark(clean(venue_text))
     pub.venue = venue or None
     classify_venue(pub)
     if _looks_like_author_list(pub.title):

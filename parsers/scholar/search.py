@@ -192,9 +192,7 @@ def _fill_byline(pub: Publication, byline: Element, origin: str) -> None:
     venue_year = " - ".join(middle)
     if len(fields) == 2 and not _YEAR_AT_END.match(venue_year):
         venue_year, host = "", venue_year  # "A Bee - host": no venue, no year
-    pub.authors, pub.authors_truncated = split_names(authors.rstrip("…").rstrip(", ") if authors.endswith("…")
-                                                     else authors)
-    pub.authors_truncated = pub.authors_truncated or authors.endswith("…")
+    pub.authors, pub.authors_truncated = split_names(authors)
     match = _YEAR_AT_END.match(venue_year)
     venue = match.group("venue") if match else venue_year
     pub.year = int(match.group("year")) if match else None
