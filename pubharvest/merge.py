@@ -378,11 +378,9 @@ def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
 
 
 def _join_cut_titles(groups: _Groups, sources: Sequence[SourceRecord], keys: Sequence[str]) -> None:
-    """Each cut title (``keys``: each source's title key) joined to the one paper it can be: of the
-    papers with a title it begins (``_sole_paper``), the one it may join; none when it may join two or
-    more. The longest cut titles go first, so that a longer cut joins its paper before a shorter
-    one counts the papers it begins; a cut title that its listing holds twice joins nothing (the two
-    rows are two papers, and nothing says which is which)."""
+    """Each cut title (``keys``: each source's title key) joined to the one paper it can be
+    (``_sole_paper``), longest first; a cut title its listing holds twice joins nothing (rule 3 of
+    docs/exports.md's "Merging")."""
     ordered = sorted((key, j) for j, key in enumerate(keys) if key)
     sorted_keys = [key for key, _ in ordered]
     cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]

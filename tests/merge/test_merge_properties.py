@@ -5,11 +5,11 @@ in test_merge_listings.py."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from collections import Counter
 
 from pubharvest.merge import (
     _MIN_PREFIX_KEY,
@@ -62,7 +62,7 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
     cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
     twice = Counter((listing[i], keys[i]) for i in cut)
     for i in sorted(cut, key=lambda i: -len(keys[i])):
-        own, joinable = groups.find(i), {}
+        own, joinable = groups.find(i), dict[int, int]()
         for j in range(len(sources)):
             if j != i and len(keys[j]) > len(keys[i]) and keys[j].startswith(keys[i]):
                 root = groups.find(j)
