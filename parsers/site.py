@@ -35,11 +35,25 @@ class SiteInfo:
     profile_path: str  # a profile's path under ``base_url``, with ``{id}`` where its id goes
     page_kinds: tuple[str, ...]  # the ``page`` values its parser can give
     block_markers: tuple[str, ...] = ()  # markup only its CAPTCHA / "unusual traffic" pages hold
+    # A regular expression whose first group, in a paper's own id on this site, is the id of the
+    # profile listing it (Scholar's ``UID:PUBID``); empty when the site's paper ids name no profile.
+    paper_id_profile: str = ""
 
     def check_id(self, value: str) -> None:
         """Raise ``ValueError`` when ``value`` cannot be a profile id on this site."""
         if not re.fullmatch(self.id_pattern, value):
             raise ValueError(f"{value!r} is not a {self.name} id (like {self.id_example!r})")
+
+    def profile_of_paper(self, paper_id: str | None) -> str | None:
+        """The id of the profile whose listing the paper id ``paper_id`` belongs to, when the site's
+        paper ids name one (``paper_id_profile``), else None.
+
+        >>> SiteInfo(name="toy", title="", base_url="", hosts=(), id_pattern="", id_example="", profile_path="",
+        ...          page_kinds=(), paper_id_profile=r"([a-z]+):").profile_of_paper("ada:p1")
+        'ada'
+        """
+        found = re.match(self.paper_id_profile, paper_id) if self.paper_id_profile and paper_id else None
+        return found.group(1) if found else None
 
     def profile_url(self, ident: str, base_url: str | None = None) -> str:
         """The URL of the profile ``ident``, on ``base_url`` (a mirror or test server) or the site."""

@@ -3,9 +3,11 @@
 Papers match by identifier first (arXiv, DOI, report and patent numbers, the sites' own ids; an
 ISBN only along with an agreeing title, as all papers of a proceedings volume share its ISBN),
 then by normalised title (``parsers.text.title_key``) with years at most one apart, then a title
-cut short (ending in ``...`` or ``…``) by the title it begins. Two papers listed apart on one
-page, or with different arXiv ids, DOIs, report or patent numbers, never merge. Every join is
-recorded in ``matched_by``; every source keeps what it said in ``sources``.
+cut short (ending in ``...`` or ``…``) by the one paper whose title it begins. Titles never join two
+rows of one listing (one profile on one site, however many pages it came on: ``listing_of``), and
+papers with different arXiv ids, DOIs, report or patent numbers never merge. The rules are
+docs/exports.md's "Merging". Every join is recorded in ``matched_by``; every source keeps what it
+said in ``sources``.
 
 >>> from pubharvest.parsers.records import PageResult, Publication
 >>> a = PageResult(site="scholar", page="rows", publications=[Publication(
@@ -28,11 +30,12 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import msgspec
 
+from pubharvest.parsers import site_info
 from pubharvest.parsers.records import (
     Ids,
     PageResult,
@@ -41,6 +44,7 @@ from pubharvest.parsers.records import (
     PublicationIds,
     id_value,
     id_values,
+    own_id,
     registered_sites,
 )
 from pubharvest.parsers.text import paused_gc, title_key
@@ -64,7 +68,7 @@ PERSON_ID_KINDS = ("orcid", "openalex", "wikidata")
 TITLE_REASONS = ("title_year", "title_prefix")
 NAME_REASON = "name_coauthors"
 MIN_SHARED_COAUTHORS = 2
-_CUT_TITLE = ("...", "…")
+_CUT_TITLE = ("...", "…")  # a cut title's mark, with or without a (no-break) space before it
 _MIN_PREFIX_KEY = 10
 # A join made: (source index, source index, reason, value)
 Join = tuple[int, int, str, str | None]
@@ -206,13 +210,15 @@ def source_key(result: PageResult) -> tuple[str, str, str] | None:
 
 
 class _Groups:
-    """Union-find over sources, refusing joins across one page or across differing identifiers."""
+    """Union-find over sources, refusing joins within one listing or across differing identifiers."""
 
-    def __init__(self, sources: Sequence[SourceRecord | ProfileSource], pages: Iterable[int],
+    def __init__(self, sources: Sequence[SourceRecord | ProfileSource], listings: Iterable[int],
                  ids: Iterable[dict[str, str]], id_kinds: Sequence[str]) -> None:
-        """``ids``: each source's identifiers by kind; those of ``id_kinds`` keep groups apart."""
+        """``listings``: the listing of each source (``listing_of``, numbered); ``ids``: each source's
+        identifiers by kind; those of ``id_kinds`` keep groups apart."""
         self.parent = list(range(len(sources)))
-        self.pages = [{page} for page in pages]
+        self.listing = list(listings)  # each source's own
+        self.listings = [{listing} for listing in self.listing]  # each group's (at its root)
         self.ids = [{kind: {v} for kind in id_kinds if (v := found.get(kind))} for found in ids]
         # profiles have no year: their groups never differ in years
         self.years: list[set[int]] = [{year} if (year := getattr(s, "year", None)) else set() for s in sources]
@@ -224,9 +230,9 @@ class _Groups:
             i = self.parent[i]
         return i
 
-    def conflicts(self, a: int, b: int, same_page_ok: bool, max_year_gap: int | None) -> bool:
+    def conflicts(self, a: int, b: int, same_listing_ok: bool, max_year_gap: int | None) -> bool:
         """Whether groups ``a`` and ``b`` (roots) must stay apart."""
-        if not same_page_ok and self.pages[a] & self.pages[b]:
+        if not same_listing_ok and self.listings[a] & self.listings[b]:
             return True
         for kind in self.ids[a].keys() & self.ids[b].keys():
             if self.ids[a][kind] != self.ids[b][kind]:
@@ -234,14 +240,14 @@ class _Groups:
         years = self.years[a] | self.years[b]
         return max_year_gap is not None and bool(years) and max(years) - min(years) > max_year_gap
 
-    def join(self, i: int, j: int, reason: str, value: str | None, same_page_ok: bool = True,
+    def join(self, i: int, j: int, reason: str, value: str | None, same_listing_ok: bool = True,
              max_year_gap: int | None = None) -> bool:
         a, b = self.find(i), self.find(j)
-        if a == b or self.conflicts(a, b, same_page_ok, max_year_gap):
+        if a == b or self.conflicts(a, b, same_listing_ok, max_year_gap):
             return False
         a, b = min(a, b), max(a, b)
         self.parent[b] = a
-        self.pages[a] |= self.pages[b]
+        self.listings[a] |= self.listings[b]
         self.years[a] |= self.years[b]
         for kind, values in self.ids[b].items():
             self.ids[a].setdefault(kind, set()).update(values)
@@ -263,18 +269,46 @@ class _Groups:
 def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
     """One ``Paper`` per paper in ``pages``, in the order each first appears."""
     sources: list[SourceRecord] = []
-    page_of: list[int] = []
+    listing_numbers: dict[Hashable, int] = {}
+    listings: list[int] = []
     for index, (name, result) in enumerate(pages):
+        listing = listing_numbers.setdefault(listing_of(index, result), len(listing_numbers))
         for pub in result.publications:
             sources.append(source_record(name, result, pub))
-            page_of.append(index)
+            listings.append(listing)
     ids = [paper_ids(s) for s in sources]
-    groups = _Groups(sources, page_of, ids, UNIQUE_ID_KINDS)
+    groups = _Groups(sources, listings, ids, UNIQUE_ID_KINDS)
     _join_by_ids(groups, sources, ids)
     _join_by_titles(groups, sources)
     keys = Keys()
     return [build_paper([sources[i] for i in members], _matches_within(members, joins), keys)
             for members, joins in groups.groups()]
+
+
+def listing_of(index: int, result: PageResult) -> Hashable:
+    """Which listing the rows of ``result`` (the ``index``-th page) are of: ``(site, profile)`` for a
+    profile's rows, however many pages (Scholar's ``cstart`` pages, "Show more" rows) or saves they
+    came on. The profile is the page's (its id on the site, else its URL), else the one that the
+    rows' own ids name (Scholar's ``UID:PUBID``); a page of no one profile (a search page, a saved
+    table that names nobody) is a listing of its own.
+
+    >>> rows = [Publication(title="A", ids=PublicationIds(scholar="qc6CJjYAAAAJ:u5HHmVD_uO8C"))]
+    >>> listing_of(3, PageResult(site="scholar", page="rows", publications=rows))
+    ('scholar', 'qc6CJjYAAAAJ')
+    >>> listing_of(3, PageResult(site="msr", page="publication_list", publications=[Publication(title="A")]))
+    3
+    """
+    profile = result.profile
+    who = (id_value(profile.ids, result.site) or profile.url) if profile else None
+    who = who or _profile_named_by_rows(result)
+    return (result.site, who) if who else index
+
+
+def _profile_named_by_rows(result: PageResult) -> str | None:
+    """The one profile that the own ids of ``result``'s rows name (``SiteInfo.profile_of_paper``), else None."""
+    info = site_info(result.site)
+    named = {info.profile_of_paper(own_id(pub.ids, result.site)) for pub in result.publications}
+    return named.pop() if len(named) == 1 else None
 
 
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
@@ -337,15 +371,48 @@ def _titles_agree(a: SourceRecord, b: SourceRecord) -> bool:
 
 
 def _join_by_titles(groups: _Groups, sources: Sequence[SourceRecord]) -> None:
-    """Equal titles a year apart at most, then cut titles with the titles they begin."""
+    """Equal titles a year apart at most, then each cut title with the one paper whose title it begins."""
     keys = [title_key(s.title) if _title_usable(s) else "" for s in sources]
     _join_equal_titles(groups, keys)
+    _join_cut_titles(groups, sources, keys)
+
+
+def _join_cut_titles(groups: _Groups, sources: Sequence[SourceRecord], keys: Sequence[str]) -> None:
+    """Each cut title (``keys``: each source's title key) joined to the one paper it can be
+    (``_sole_paper``), longest first; a cut title its listing holds twice joins nothing (rule 3 of
+    docs/exports.md's "Merging")."""
     ordered = sorted((key, j) for j, key in enumerate(keys) if key)
     sorted_keys = [key for key, _ in ordered]
-    for i, source in enumerate(sources):
-        if keys[i] and len(keys[i]) >= _MIN_PREFIX_KEY and (source.title or "").endswith(_CUT_TITLE):
-            for j in _longer_with_prefix(keys[i], sorted_keys, ordered):
-                groups.join(j, i, "title_prefix", keys[i], same_page_ok=False, max_year_gap=1)
+    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
+    twice = Counter((groups.listing[i], keys[i]) for i in cut)
+    for i in sorted(cut, key=lambda i: -len(keys[i])):
+        if twice[groups.listing[i], keys[i]] > 1:
+            continue
+        j = _sole_paper(groups, i, _longer_with_prefix(keys[i], sorted_keys, ordered))
+        if j is not None:
+            groups.join(j, i, "title_prefix", keys[i], same_listing_ok=False, max_year_gap=1)
+
+
+def _sole_paper(groups: _Groups, i: int, candidates: Iterable[int]) -> int | None:
+    """The first of ``candidates`` (in input order) in the one group that source ``i`` may join by
+    title; None when it may join none of their groups, or two or more."""
+    own, found, seen = groups.find(i), None, set()
+    for j in candidates:
+        root = groups.find(j)
+        if root == own or root in seen:
+            continue
+        seen.add(root)
+        if groups.conflicts(own, root, same_listing_ok=False, max_year_gap=1):
+            continue
+        if found is not None:
+            return None
+        found = j
+    return found
+
+
+def _title_cut(source: SourceRecord) -> bool:
+    """Whether the page cut the source's title short (it ends in ``...`` or ``…``)."""
+    return (source.title or "").rstrip().endswith(_CUT_TITLE)
 
 
 def _longer_with_prefix(prefix: str, sorted_keys: list[str], ordered: list[tuple[str, int]]) -> list[int]:
@@ -377,7 +444,7 @@ def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
                 continue
             roots.add(root)
             kept.append(j)
-            if groups.join(j, i, "title_year", key, same_page_ok=False, max_year_gap=1):
+            if groups.join(j, i, "title_year", key, same_listing_ok=False, max_year_gap=1):
                 kept += earlier[at + 1:]
                 break
         else:
@@ -439,7 +506,7 @@ def _best_title(sources: list[SourceRecord]) -> str | None:
     not all capitals, then the most capitals (Scholar lower-cases titles)."""
     def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
-        return (_title_usable(s), not title.endswith(_CUT_TITLE), len(title_key(title)),
+        return (_title_usable(s), not _title_cut(s), len(title_key(title)),
                 not title.isupper(), sum(map(str.isupper, title)))
     return _best(sources, rank).title
 

@@ -20,6 +20,7 @@ SITE = SiteInfo(
     id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ",
     profile_path="/citations?user={id}&hl=en&pagesize=100",
     page_kinds=("profile", "rows", "publication_list", "publication", "coauthors", "search"),
+    paper_id_profile=r"([A-Za-z0-9_-]{8,20}):",  # a row's citation_for_view: UID:PUBID
     block_markers=('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
                    "rc-doscaptcha-body"),
 )

@@ -1,26 +1,30 @@
 """Properties of ``pubharvest.merge`` on random inputs: the fast matching gives the groups
 and joins of a plain all-pairs scan, and a set of consistent listings merges into its papers
-whatever the order of pages and rows."""
+whatever the order of pages and rows. Listings split into pages and cut titles on real pages are
+in test_merge_listings.py."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pubharvest.merge import (
-    _CUT_TITLE,
     _MIN_PREFIX_KEY,
     UNIQUE_ID_KINDS,
     _Groups,
+    _title_cut,
     _title_usable,
     _titles_agree,
+    listing_of,
     merge,
     paper_id_kinds,
     paper_ids,
     source_record,
 )
-from pubharvest.parsers.records import PageResult, Publication, PublicationIds
+from pubharvest.parsers.records import PageResult, Profile, Publication, PublicationIds
 from pubharvest.parsers.text import title_key
 
 pytestmark = pytest.mark.slow  # hundreds of random inputs each
@@ -33,15 +37,17 @@ WORDS = ("deep", "Deep", "nets", "NETS", "sparse", "widgets", "of", "graphs", "a
 def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tuple[int, int, str, str | None]]]]:
     """The groups (sources by label) and the joins inside each, by scanning every pair of sources
     in input order: each source tries the earlier ones with the same identifier (the first only), the
-    same title (until one joins), then each cut title tries every longer title it begins."""
-    sources, page_of, labels = [], [], []
+    same title (until one joins), then each cut title, longest first, collects the groups of every
+    longer title it begins and joins the only one it may join."""
+    sources, listing, labels = [], [], []
+    numbers: dict = {}
     for index, result in enumerate(pages):
         for pub in result.publications:
             sources.append(source_record(None, result, pub))
-            page_of.append(index)
+            listing.append(numbers.setdefault(listing_of(index, result), len(numbers)))
             labels.append(str(pub.url))
     ids = [paper_ids(s) for s in sources]
-    groups = _Groups(sources, page_of, ids, UNIQUE_ID_KINDS)
+    groups = _Groups(sources, listing, ids, UNIQUE_ID_KINDS)
     for kind in paper_id_kinds():
         for i in range(len(sources)):
             same = [j for j in range(i) if ids[i].get(kind) and ids[j].get(kind) == ids[i][kind]]
@@ -50,14 +56,21 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
     keys = [title_key(s.title) if _title_usable(s) else "" for s in sources]
     for i in range(len(sources)):
         for j in range(i):
-            if keys[i] and keys[j] == keys[i] and groups.join(j, i, "title_year", keys[i], same_page_ok=False,
+            if keys[i] and keys[j] == keys[i] and groups.join(j, i, "title_year", keys[i], same_listing_ok=False,
                                                              max_year_gap=1):
                 break
-    for i, source in enumerate(sources):
-        if len(keys[i]) >= _MIN_PREFIX_KEY and (source.title or "").endswith(_CUT_TITLE):
-            for j in range(len(sources)):
-                if j != i and len(keys[j]) > len(keys[i]) and keys[j].startswith(keys[i]):
-                    groups.join(j, i, "title_prefix", keys[i], same_page_ok=False, max_year_gap=1)
+    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
+    twice = Counter((listing[i], keys[i]) for i in cut)
+    for i in sorted(cut, key=lambda i: -len(keys[i])):
+        own, joinable = groups.find(i), dict[int, int]()
+        for j in range(len(sources)):
+            if j != i and len(keys[j]) > len(keys[i]) and keys[j].startswith(keys[i]):
+                root = groups.find(j)
+                if root != own and not groups.conflicts(own, root, same_listing_ok=False, max_year_gap=1):
+                    joinable.setdefault(root, j)
+        if len(joinable) == 1 and twice[listing[i], keys[i]] == 1:
+            groups.join(next(iter(joinable.values())), i, "title_prefix", keys[i], same_listing_ok=False,
+                        max_year_gap=1)
     members: dict[int, list[int]] = {}
     for i in range(len(sources)):
         members.setdefault(groups.find(i), []).append(i)
@@ -77,19 +90,22 @@ def merged_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tuple[i
 
 @st.composite
 def messy_pages(draw: st.DrawFn) -> list[PageResult]:
-    """Pages of rows with colliding titles, cut titles, near years and shared or differing ids."""
+    """Pages of rows with colliding titles, cut titles, near years and shared or differing ids; some
+    pages of one profile (one listing), some of none."""
     pages = []
     for index in range(draw(st.integers(1, 12))):
+        site, owner = draw(st.sampled_from(SITES)), draw(st.sampled_from([None, "ada", "ben"]))
         rows = []
         for row in range(draw(st.integers(0, 40))):
             words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
-            title = " ".join(words) + draw(st.sampled_from(["", "", "", " ...", "…"]))
+            title = " ".join(words) + draw(st.sampled_from(["", "", "", " ...", "…", "\u00a0…"]))
             ids = PublicationIds(doi=draw(st.sampled_from([None, None, None, "10.1/a", "10.1/A", "10.1/b"])),
                                  arxiv=draw(st.sampled_from([None, None, None, "2101.00001", "2101.00002"])),
                                  isbn=draw(st.sampled_from([None, None, None, None, "978-1-4673-8815-3"])))
             rows.append(Publication(title=title, year=draw(st.sampled_from([None, 2019, 2020, 2021, 2022])),
                                     ids=ids, url=f"page{index}#{row}"))
-        pages.append(PageResult(site=draw(st.sampled_from(SITES)), page="publication_list", url=f"page{index}",
+        profile = Profile(url=f"https://{site}/{owner}") if owner else None
+        pages.append(PageResult(site=site, page="publication_list", url=f"page{index}", profile=profile,
                                 publications=rows))
     return pages
 
