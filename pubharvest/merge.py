@@ -411,8 +411,9 @@ def _sole_paper(groups: _Groups, i: int, candidates: Iterable[int]) -> int | Non
 
 
 def _title_cut(source: SourceRecord) -> bool:
-    """Whether the page cut the source's title short (it ends in ``...`` or ``…``)."""
-    return (source.title or "").rstrip().endswith(_CUT_TITLE)
+    """Whether the page cut the source's title short: ``title_truncated``, or (records of versions
+    that kept the mark in the title) it ends in ``...`` or ``…``."""
+    return source.title_truncated or (source.title or "").rstrip().endswith(_CUT_TITLE)
 
 
 def _longer_with_prefix(prefix: str, sorted_keys: list[str], ordered: list[tuple[str, int]]) -> list[int]:
@@ -469,7 +470,8 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
     year = primary.year or min((s.year for s in sources if s.year), default=None)
     paper = Paper(
         key="",
-        title=_best_title(sources),
+        title=(titled := _best_title(sources)).title,
+        title_truncated=_title_cut(titled),
         authors=(authors := _best_authors(sources)).authors,
         authors_truncated=authors.authors_truncated,
         venue=primary.venue,
@@ -501,14 +503,14 @@ def latest_count(sources: Sequence[SourceRecord]) -> int | None:
     return max(timed, key=lambda s: s.fetched_at or "").citations if timed else None
 
 
-def _best_title(sources: list[SourceRecord]) -> str | None:
+def _best_title(sources: list[SourceRecord]) -> SourceRecord:
     """The fullest title (never a cut one when a whole one exists); of equals, the best cased:
     not all capitals, then the most capitals (Scholar lower-cases titles)."""
     def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
         return (_title_usable(s), not _title_cut(s), len(title_key(title)),
                 not title.isupper(), sum(map(str.isupper, title)))
-    return _best(sources, rank).title
+    return _best(sources, rank)
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
