@@ -112,7 +112,28 @@ def _detect_document(doc: Document) -> tuple[ModuleType, Detection]:
         kind = module.sniff(doc)
         if kind:
             return module, Detection(site=module.SITE.name, page=kind)
-    raise Unrecognised(_describe_unknown(doc))
+    raise _refusal_of_unknown(doc)
+
+
+def _refusal_of_unknown(doc: Document) -> ParseError:
+    """``Truncated`` for an HTML page that stops before its end and that names a site (its stated
+    URL, or the markup the site's pages start with), whatever the offset it was cut at; else
+    ``Unrecognised``, saying which site when the page names one."""
+    site = _site_named_by(doc) if doc.is_html else None
+    if site is not None and doc.is_cut:
+        return Truncated(f"a {site.title} page that stops before its content (after {len(doc.text):,} characters); "
+                         "save or fetch it again")
+    if site is not None:
+        return Unrecognised(f"a {site.title} page of a kind pubharvest does not read")
+    return Unrecognised(_describe_unknown(doc))
+
+
+def _site_named_by(doc: Document) -> SiteInfo | None:
+    urls = doc.stated_urls()
+    for info in site_infos():
+        if any(info.serves(url) for url in urls) or any(marker in doc.head for marker in info.head_markers):
+            return info
+    return None
 
 
 def _describe_unknown(doc: Document) -> str:
@@ -135,7 +156,13 @@ def parse(data: bytes | str, url: str | None = None) -> PageResult:
     module, detection = _detect_document(doc)
     doc.kind = detection.page
     with paused_gc():  # a large page makes many objects and no cycles
-        result: PageResult = module.parse(doc)
+        try:
+            result: PageResult = module.parse(doc)
+        except LayoutChanged as error:
+            if not doc.is_cut:
+                raise
+            # What is missing from a page that stops before its end says nothing about its layout.
+            raise Truncated(f"the page stops before its end ({error.message})") from None
     result.warnings += doc.warnings  # doubts about the whole page, such as how its bytes were decoded
     if result.url is None:
         result.url = url

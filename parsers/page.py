@@ -57,8 +57,9 @@ class Document:
         decoded = Decoded(data, "utf-8") if isinstance(data, str) else decode_page(raw)
         if not decoded.text.strip():
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
-        return cls(text=decoded.text.lstrip("\ufeff"), url=url, raw=raw if decoded.exact_utf8 else None,
-                   sha256=digest, encoding=decoded.encoding,
+        text, utf8 = decoded.text.lstrip("\ufeff"), raw if decoded.exact_utf8 else None
+        line_url, text, utf8 = _without_url_line(text, utf8)
+        return cls(text=text, url=url or line_url, raw=utf8, sha256=digest, encoding=decoded.encoding,
                    warnings=[PageWarning(code=code, message=message) for code, message in decoded.warnings])
 
     def contains(self, marker: str) -> bool:
@@ -108,6 +109,42 @@ class Document:
     def head(self) -> str:
         """The first 16 KB of the text, lower-cased: enough to classify a page cheaply."""
         return self.text[:16384].lower()
+
+    @cached_property
+    def is_cut(self) -> bool:
+        """Whether an HTML document (a doctype, ``<html>`` or ``<head>``: not a fragment) stops before
+        its end: no ``</html>`` in its last 4 KB. (Google leaves out the ``<html>`` start tag.)"""
+        head = self.head[:4096]
+        document = "<!doctype" in head or "<html" in head or "<head" in head
+        return document and "</html>" not in self.text[-4096:].lower()
+
+    def stated_urls(self) -> list[str]:
+        """Where the page says it came from, lower-cased: the URL given with it, then its canonical
+        link, ``og:url``, ``<base href>`` and a browser's ``saved from url=`` comment in its head."""
+        stated = (next(url for url in found.groups() if url) for found in _STATED_URL.finditer(self.head))
+        return [*([self.url.lower()] if self.url else []), *stated]
+
+
+# A page's own URL in its head: <link rel="canonical" href=...>, <meta property="og:url" content=...>,
+# <base href=...>, and the "<!-- saved from url=(0065)http://... -->" comment browsers write.
+_STATED_URL = re.compile(r"""<link[^>]*\brel=["']?canonical["']?[^>]*\bhref=["']?([^"'\s>]+)"""
+                         r"""|<meta[^>]*\bproperty=["']?og:url["']?[^>]*\bcontent=["']?([^"'\s>]+)"""
+                         r"""|<base[^>]*\bhref=["']?([^"'\s>]+)|saved from url=\(\d+\)(\S+?)\s*-->""")
+_URL_LINE = re.compile(r"[ \t]*(https?://[^\s<>\"]+)[ \t]*\r?\n")
+
+
+def _without_url_line(text: str, utf8: bytes | None) -> tuple[str | None, str, bytes | None]:
+    """The URL on a page's first line, as some saving tools write it before the page, and the page
+    without that line (its text, and its UTF-8 bytes when at hand); ``(None, text, utf8)`` otherwise.
+
+    >>> _without_url_line("https://scholar.google.com/citations?user=x\r\n<html>", b"")[:2]
+    ('https://scholar.google.com/citations?user=x', '<html>')
+    """
+    line = _URL_LINE.match(text)
+    if line is None or not text[line.end():].lstrip("\ufeff \t\r\n").startswith("<"):
+        return None, text, utf8
+    rest = text[line.end():].lstrip("\ufeff")
+    return line.group(1), rest, utf8[utf8.index(b"\n") + 1:].removeprefix(codecs.BOM_UTF8) if utf8 else utf8
 
 
 _PARSERS = threading.local()

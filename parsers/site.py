@@ -35,6 +35,9 @@ class SiteInfo:
     profile_path: str  # a profile's path under ``base_url``, with ``{id}`` where its id goes
     page_kinds: tuple[str, ...]  # the ``page`` values its parser can give
     block_markers: tuple[str, ...] = ()  # markup only its CAPTCHA / "unusual traffic" pages hold
+    # Markup its HTML pages hold near their start, before any content (their inline style sheet's
+    # first rules): what tells a page of the site cut short before its content.
+    head_markers: tuple[str, ...] = ()
     # A regular expression whose first group, in a paper's own id on this site, is the id of the
     # profile listing it (Scholar's ``UID:PUBID``); empty when the site's paper ids name no profile.
     paper_id_profile: str = ""

@@ -28,7 +28,7 @@ from ..page import Document
 from ..records import PageResult
 from ._base import SITE
 from .coauthors import coauthors_payload, parse_coauthors
-from .legacy import is_legacy_profile, parse_legacy_profile
+from .legacy import is_legacy_profile, parse_legacy_profile, refuse_cut_legacy_page
 from .profile import parse_profile
 from .publication import parse_publication
 from .rows import parse_rows_page, payload_rows
@@ -109,6 +109,7 @@ def _refuse_other_scholar_pages(doc: Document) -> None:
     if doc.contains('id="gs_citt"'):
         raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
     if doc.contains("cit-dark-link") or doc.contains('class="cit-'):
+        refuse_cut_legacy_page(doc)
         raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup) that is not a whole "
                             "saved profile, which pubharvest does not read; save the whole page")
 

@@ -23,6 +23,7 @@ SITE = SiteInfo(
     paper_id_profile=r"([A-Za-z0-9_-]{8,20}):",  # a row's citation_for_view: UID:PUBID
     block_markers=('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
                    "rc-doscaptcha-body"),
+    head_markers=("#gs_top",),  # the first rules of every Scholar page's style sheet since 2013
 )
 
 DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")

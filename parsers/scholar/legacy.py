@@ -10,7 +10,7 @@ import re
 from lxml import etree
 from lxml.etree import _Element as Element
 
-from pubharvest.errors import LayoutChanged
+from pubharvest.errors import LayoutChanged, Truncated
 
 from ..page import Document
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, Publication, PublicationIds
@@ -47,11 +47,17 @@ def is_legacy_profile(doc: Document) -> bool:
     if not doc.contains('id="cit-name-display"') or not (doc.contains('id="stats"') or
                                                          doc.contains('class="cit-table item"')):
         return False
-    whole = "<html" in doc.head and doc.contains('rel="canonical"') and "</html>" in doc.text[-4096:].lower()
-    if not whole:
+    refuse_cut_legacy_page(doc)
+    if not ("<html" in doc.head and doc.contains('rel="canonical"')):
         raise LayoutChanged("part of a pre-2014 Scholar profile (cit-* markup) without its document: no "
                             "canonical link names the profile and nothing shows the page whole; save the whole page")
     return True
+
+
+def refuse_cut_legacy_page(doc: Document) -> None:
+    """``Truncated`` for a whole saved pre-2014 page (its ``<html>`` document) that stops before its end."""
+    if "<html" in doc.head and doc.is_cut:
+        raise Truncated("a pre-2014 Scholar page (cit-* markup) that stops before its end; save it again")
 
 
 def parse_legacy_profile(doc: Document) -> PageResult:
