@@ -253,9 +253,11 @@ def _y_axis(top: int, left: int, bottom: int, height: int, width: int) -> str:
     return "".join(parts)
 
 
-def _svg_open(width: int, height: int) -> str:
-    """An SVG's opening, at its own size in pixels (CSS only ever shrinks it, to the page's width)."""
-    return f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+def _svg_open(width: int, height: int, kind: str, label: str) -> str:
+    """An SVG chart's opening, at its own size in pixels (CSS only ever shrinks it, to the page's width),
+    named ``label`` for a screen reader and a tooltip."""
+    return (f'<svg class="chart" data-chart="{kind}" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="list" aria-label="{esc(label)}"><title>{esc(label)}</title>')
 
 
 # The widest a character of the charts' 11 px text is drawn (DejaVu Sans, Chromium's fallback on Debian: its
@@ -333,17 +335,16 @@ def bar_chart(years: Sequence[YearCitations], label: str) -> str:
                     f'data-year="{item.year}" data-value="{item.citations}">'
                     f'<rect x="{x:.1f}" y="{bottom - h:.1f}" width="{axis.step - gap}" height="{h:.1f}">'
                     f'<title>{item.year}: {item.citations} citations</title></rect>{value}</g>')
-    return (f'{_svg_open(width, bottom + 24)} role="list" aria-label="{esc(label)}"><title>{esc(label)}</title>'
+    return (f'{_svg_open(width, bottom + 24, "per-year", label)}'
             f'{_y_axis(top, CHART_LEFT, bottom, height, width)}{"".join(bars)}{axis.text(bottom)}</svg>')
 
 
-def line_chart(series: Sequence[tuple[str, Sequence[int | None]]], axis: XAxis, label: str) -> str:
+def line_chart(series: Sequence[tuple[str, Sequence[int | None]]], axis: XAxis, label: str, kind: str) -> str:
     """Lines of points, one value per slot of ``axis`` (None: no point), one line per named series."""
     height = 140
     bottom, width = CHART_TOP + height, axis.width
     top = nice_ceiling(max((v for _, values in series for v in values if v is not None), default=0))
-    parts = [f'{_svg_open(width, bottom + 24)} role="list" aria-label="{esc(label)}"><title>{esc(label)}</title>'
-             f'{_y_axis(top, CHART_LEFT, bottom, height, width)}']
+    parts = [f'{_svg_open(width, bottom + 24, kind, label)}{_y_axis(top, CHART_LEFT, bottom, height, width)}']
     for number, (name, values) in enumerate(series):
         xy = [(axis.centre(i), bottom - height * v / top, axis.name(i), v)
               for i, v in enumerate(values) if v is not None]
@@ -515,7 +516,7 @@ def site_block(view: ProfileView, top: int) -> str:
         parts += ['<h3>Citations per year</h3>', bar_chart(view.years, f"Citations per year of {view.name}"),
                   '<h3>Cumulative citations</h3>',
                   line_chart([("citations", cumulative(view.years))], year_axis(view.years),
-                             f"Cumulative citations of {view.name}"),
+                             f"Cumulative citations of {view.name}", "cumulative"),
                   '<p class="note">The running total of the yearly counts above (a site may count years before '
                   'its chart starts in the total only).</p>']
     if len(view.runs) > 1:
@@ -528,14 +529,18 @@ def site_block(view: ProfileView, top: int) -> str:
 
 
 def run_labels(runs: Sequence[RunPoint]) -> list[str]:
-    """The runs' dates (when each page was fetched, else saved); with the time when two share a day.
+    """The runs' dates (when each page was fetched, else saved): the day, or the minute or the second
+    when two runs share the day (or the minute); the run ids when two share the second.
 
-    >>> run_labels([RunPoint("r1", "2024-05-01T10:00:00Z", 1, 1, 1, when="2024-05-01T10:00:00Z"),
-    ...             RunPoint("r2", "2024-05-01T18:30:00Z", 1, 1, 1, when="2024-05-01T18:30:00Z")])
+    >>> run_labels([RunPoint("r1", "", 1, 1, 1, when="2024-05-01T10:00:00Z"),
+    ...             RunPoint("r2", "", 1, 1, 1, when="2024-05-01T18:30:00Z")])
     ['2024-05-01 10:00', '2024-05-01 18:30']
     """
-    days = [run.when[:10] for run in runs]
-    return days if len(set(days)) == len(days) else [run.when[:16].replace("T", " ") for run in runs]
+    for length in (10, 16, 19):  # YYYY-MM-DD, then THH:MM, then :SS
+        labels = [run.when[:length].replace("T", " ") for run in runs]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [run.run for run in runs]
 
 
 def runs_chart(view: ProfileView) -> str:
@@ -543,7 +548,7 @@ def runs_chart(view: ProfileView) -> str:
     axis = XAxis(labels, step=max(24, min(96, CHART_WIDTH // len(labels))),
                  names=[f"{label} (run {run.run})" for label, run in zip(labels, view.runs, strict=True)])
     chart = line_chart([("h-index", [r.h_index for r in view.runs]), ("i10-index", [r.i10_index for r in view.runs])],
-                       axis, f"h-index and i10-index of {view.name} over {len(view.runs)} runs")
+                       axis, f"h-index and i10-index of {view.name} over {len(view.runs)} runs", "runs")
     computed = any(r.computed for r in view.runs)
     return chart + ('<p class="note">Where the page gave no h-index or i10-index, they are computed from the '
                     'citations of the publications listed in that run.</p>' if computed else "")
