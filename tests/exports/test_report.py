@@ -11,6 +11,7 @@ import os
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 import msgspec
@@ -158,11 +159,17 @@ def as_fetched(result: PageResult, day: str, growth: int) -> PageResult:
     return fetched
 
 
-def html_of(path: Path) -> lxml.html.HtmlElement:
-    return lxml.html.fromstring(path.read_text())
+def dom(html: str) -> Any:
+    """The document ``html`` parsed by lxml (``Any``: lxml's stubs type every ``xpath`` result as a union of
+    all it can be, where a path to nodes gives a list)."""
+    return lxml.html.fromstring(html)
 
 
-def check_sorted_as_marked(document: lxml.html.HtmlElement) -> int:
+def html_of(path: Path) -> Any:
+    return dom(path.read_text())
+
+
+def check_sorted_as_marked(document: Any) -> int:
     """Every sortable table's rows are in the order its marked column says (the column ``aria-sort``
     names, in its direction, cells without a value last); returns how many tables were checked."""
     tables = document.xpath("//table[contains(@class, 'sortable')]")
@@ -206,7 +213,7 @@ def test_saved_pages_of_one_profile_are_one_section_with_every_row(read_corpus, 
     first, rest = (msgspec.structs.replace(whole, publications=whole.publications[cut]) for cut in
                    (slice(0, 12), slice(12, None)))
     html = render(report_data([("cstart=0", first), ("cstart=12", rest), ("cstart=0 again", first)]), top=0)
-    sections = lxml.html.fromstring(html).xpath("//section[@class='profile']")
+    sections = dom(html).xpath("//section[@class='profile']")
     assert len(sections) == 1
     titles = sections[0].xpath(".//table[contains(@class,'papers')]//tr/td[2]/@data-sort")
     assert sorted(titles) == sorted((p.title or "").casefold() for p in whole.publications) and len(titles) == 20
@@ -232,7 +239,7 @@ def test_each_section_shows_affiliation_interests_and_linked_coauthors(read_corp
 
 def test_a_person_on_two_sites_is_one_section_and_a_page_naming_nobody_its_own() -> None:
     pages = [(str(path), parse(path.read_bytes())) for path in SEEDS]  # Scholar's table names nobody
-    document = lxml.html.fromstring(render(report_data(pages)))
+    document = dom(render(report_data(pages)))
     sections = document.xpath("//section[@class='profile']")
     assert [s.xpath("string(h2)") for s in sections] == ["003_9ea93ed9343d2054.txt", "Olatunji Ruwase"]
     assert sections[1].xpath(".//div[@class='view']/@data-site") == ["msr", "elamur"]
@@ -248,7 +255,7 @@ def test_the_table_across_sites_is_sorted_by_the_column_it_marks_and_tells_its_m
                          ("Delta paper on sprockets", None))
     elamur = counted_on("elamur", ("Beta paper on gadgets", 50), ("Gamma paper on gizmos", 7),
                         ("Delta paper on sprockets", None))
-    document = lxml.html.fromstring(render(report_data([("s", scholar), ("e", elamur)])))
+    document = dom(render(report_data([("s", scholar), ("e", elamur)])))
     table = document.xpath("//section[@id='merged']//table")[0]
     assert table.xpath("./thead/tr/th[@aria-sort]/button/text()") == ["scholar"]
     assert table.xpath("./tbody/tr/td[1]/@data-sort") == [
@@ -376,7 +383,7 @@ def check_bars(opened: Opened, section: int, result: PageResult) -> None:
 
 def check_sorting(opened: Opened, table: str, text_column: int, number_column: int) -> None:
     """Clicks sort the rows, and the sort mark moves to the column clicked, in the direction it sorted."""
-    check_sorted_as_marked(lxml.html.fromstring(opened.page.content()))
+    check_sorted_as_marked(dom(opened.page.content()))
     opened.page.click(f"{table} thead th:nth-child({text_column + 1}) button")
     titles = opened.column(table, text_column)
     in_order = opened.page.evaluate("ts => ts.slice().sort((a, b) => a.localeCompare(b))", titles)
@@ -385,7 +392,7 @@ def check_sorting(opened: Opened, table: str, text_column: int, number_column: i
     opened.page.click(f"{table} thead th:nth-child({number_column + 1}) button")  # descending to ascending
     counts = [int(v) for v in opened.column(table, number_column) if v]
     assert counts == sorted(counts) and counts != sorted(counts, reverse=True)
-    check_sorted_as_marked(lxml.html.fromstring(opened.page.content()))
+    check_sorted_as_marked(dom(opened.page.content()))
 
 
 @pytest.mark.slow  # Chromium
