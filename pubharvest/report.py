@@ -400,13 +400,15 @@ def person_details(view: ProfileView) -> str:
 
 
 def coauthor_item(coauthor: Coauthor) -> str:
-    """A co-author, linked to their page when the record has its URL, with their affiliation when given.
+    """A co-author, linked to their page when the record has its URL (a name the page cut short marked
+    "…"), with their affiliation when given.
 
     >>> coauthor_item(Coauthor(name="Ada", url="https://a.org/ada", affiliation="Analytical Engines"))
     '<li dir="auto"><a href="https://a.org/ada">Ada</a> <span class="aff">Analytical Engines</span></li>'
     """
     affiliation = f' <span class="aff">{esc(coauthor.affiliation)}</span>' if coauthor.affiliation else ""
-    return f'<li dir="auto">{link(coauthor.url, esc(coauthor.name))}{affiliation}</li>'
+    cut = '<span class="cut" title="the page cut this name short">…</span>' if coauthor.name_truncated else ""
+    return f'<li dir="auto">{link(coauthor.url, esc(coauthor.name))}{cut}{affiliation}</li>'
 
 
 def warnings_list(warnings: Sequence[PageWarning], where: str) -> str:

@@ -235,6 +235,14 @@ def test_each_section_shows_affiliation_interests_and_linked_coauthors(read_corp
     assert "user=5RZfcocAAAAJ" in coauthors[0].xpath("string(a/@href)")
     assert coauthors[0].xpath("string(span[@class='aff'])") == \
         "CSIR-Central Food Technological Research Institute, Mysuru"
+    assert not section.xpath(".//li/span[@class='cut']")
+
+
+def test_a_coauthor_name_the_page_cut_is_marked(read_corpus) -> None:
+    page = parse(read_corpus(CORPUS_PEOPLE[4]))  # the 2017 box shows "Associate Professor George C. Kagadi..."
+    items = dom(render(report_data([("p", page)]))).xpath("//dl[@class='person']/div[@data-part='coauthors']//li")
+    cut = [li.xpath("string(a)") for li in items if li.xpath("span[@class='cut']")]
+    assert cut == ["Associate Professor George C. Kagadi"]
 
 
 def test_a_person_on_two_sites_is_one_section_and_a_page_naming_nobody_its_own() -> None:
