@@ -189,10 +189,16 @@ def latest_records(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple
     latest: dict[tuple[str, str, str], tuple[str, int]] = {}
     for index, (_, result) in enumerate(pages):
         if (key := source_key(result)) and result.source and result.source.fetched_at:
-            latest[key] = max(latest.get(key, ("", -1)), (result.source.fetched_at, index))
+            latest[key] = max(latest.get(key, ("", -1)), recency(result, index))
     kept = {index for _, index in latest.values()}
     return [pair for index, pair in enumerate(pages) if index in kept or source_key(pair[1]) is None
             or not (pair[1].source and pair[1].source.fetched_at)]
+
+
+def recency(result: PageResult, index: int) -> tuple[str, int]:
+    """What orders records of one source by age, the latest highest: the fetch time ("" for a page
+    parsed offline), then the place ``index`` in the input (the last given is the latest of equals)."""
+    return (result.source.fetched_at or "" if result.source else "", index)
 
 
 def source_key(result: PageResult) -> tuple[str, str, str] | None:
@@ -586,6 +592,19 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
 def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[MergedProfile]:
     """One record per person: profiles join when an id agrees, or when the names agree and at
     least ``MIN_SHARED_COAUTHORS`` co-authors are shared; never when an id of one kind differs."""
+    return [person for person, _ in people(pages)]
+
+
+def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedProfile, list[int]]]:
+    """``merge_profiles``' people, each with the indexes into ``pages`` of the pages that show them
+    (the pages that name nobody are in none).
+
+    >>> from pubharvest.parsers.records import Ids, PageResult, Profile
+    >>> def page(**ids): return PageResult(site="scholar", page="profile", profile=Profile(ids=Ids(**ids)))
+    >>> [indexes for _, indexes in people([(None, page(scholar="A")), (None, PageResult(site="scholar", page="rows")),
+    ...                                    (None, page(scholar="B")), (None, page(scholar="A"))])]
+    [[0, 3], [2]]
+    """
     found = [(index, name, result) for index, (name, result) in enumerate(pages) if _identifiable(result)]
     sources = [profile_source(name, result) for _, name, result in found]
     coauthors = [coauthor_keys(result) for _, _, result in found]
@@ -598,8 +617,8 @@ def merge_profiles(pages: Sequence[tuple[str | None, PageResult]]) -> list[Merge
         shared = coauthors[i] & coauthors[j]
         if len(shared) >= MIN_SHARED_COAUTHORS:
             groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")
-    return [_merged_profile([sources[i] for i in members], _matches_within(members, joins))
-            for members, joins in groups.groups()]
+    return [(_merged_profile([sources[i] for i in members], _matches_within(members, joins)),
+             [found[i][0] for i in members]) for members, joins in groups.groups()]
 
 
 def _identifiable(result: PageResult) -> bool:

@@ -159,6 +159,8 @@ class _Dialect:
 
     def connect(self, location: str | Path, readonly: bool = False) -> Connection:
         if readonly:  # the URI form: nothing is ever written, not even a journal or an empty file
+            if not Path(location).is_file():
+                raise StoreError(f"{location}: no such store")
             try:
                 return sqlite3.connect(Path(location).resolve().as_uri() + "?mode=ro", uri=True)
             except sqlite3.OperationalError as error:  # no such file, or one that cannot be read

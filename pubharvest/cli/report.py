@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "cumulative citations, h-index and i10-index over a store's runs, and its top papers; "
                           "several inputs are also merged to show each paper's count on each site. Inputs are "
                           "saved pages, records (JSON, JSON Lines), WARC archives and --store. Exit codes as for "
-                          "`merge`.")
+                          "`merge`; 2 when --store is missing or not a store.")
     parser.add_argument("paths", nargs="*", metavar="INPUT")
     parser.add_argument("--store", metavar="DB", help="also report the profiles of this store, with their runs")
     parser.add_argument("--title", default="Citation report", help="the report's title")
@@ -32,18 +33,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read every input (pages, records, archives, a store), render, write."""
-    tally = Tally(args.strict)
-    pages = read_pages(args, tally)
-    runs: dict[int, list[RunPoint]] = {}
+    """Read the store first (one that is missing, not a store or damaged is one line, and nothing is
+    written), then every other input; render, write."""
+    stored: list[tuple[str, PageResult]] = []
+    store_runs: dict[int, list[RunPoint]] = {}
     if args.store:
         try:
             stored, store_runs = store_pages(args.store)
         except StoreError as error:
-            tally.failed(args.store, error)
-        else:
-            runs = {len(pages) + i: points for i, points in store_runs.items()}
-            pages += stored
+            print(f"pubharvest report: {error}", file=sys.stderr)
+            return ExitCode.USAGE
+        except sqlite3.Error as error:  # damage past the first page (a cut file) shows only when read
+            print(f"pubharvest report: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
+            return ExitCode.FAILED
+    tally = Tally(args.strict)
+    pages = read_pages(args, tally)
+    runs = {len(pages) + i: points for i, points in store_runs.items()}
+    pages += stored
     if not pages:
         print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
         return ExitCode.FAILED

@@ -6,10 +6,15 @@ browser); when it cannot start they skip, saying why.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import sqlite3
 from pathlib import Path
+from typing import Any
 
+import lxml.html
+import msgspec
 import pytest
 from conftest import FIXTURES
 from test_archive import foreign_archive
@@ -24,7 +29,9 @@ from pubharvest.parsers.records import (
     Profile,
     Publication,
     PublicationIds,
+    Source,
     YearCitations,
+    to_json,
 )
 from pubharvest.report import LIST_WARNINGS, render, report_data, store_pages
 from pubharvest.store import Store
@@ -32,6 +39,12 @@ from pubharvest.store import Store
 SEEDS = [FIXTURES / "scholar/003_9ea93ed9343d2054.txt", FIXTURES / "msr/001_0be51d225ce2b3fb.txt",
          FIXTURES / "elamur/000_e63c2e80f8ecde3e.txt"]
 CORPUS_PROFILE = "scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html"
+# Five people, one profile page each: the 2026 pages and the 2017 one (its co-author box, another era's layout)
+CORPUS_PEOPLE = [CORPUS_PROFILE] + [f"scholar/profile_{user}_scholar-scraper_2026.html" for user in (
+    "P1RwlvoAAAAJ", "RxmmtT8AAAAJ", "amIMrIEAAAAJ")] + ["scholar/profile_kQqERkIAAAAJ_en_2017_bowding.html"]
+# Two saved pages of one profile (one of 2 rows, one in French): one person
+ONE_PROFILE_TWICE = ["scholar/profile_8daWuo4AAAAJ_en_pagesize2_bborrel_2019.html",
+                     "scholar/profile_8daWuo4AAAAJ_fr_bborrel_2019.html"]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -68,11 +81,18 @@ def profile_of(result: PageResult) -> Profile:
     return result.profile
 
 
-def three_run_store(path: Path) -> Path:
-    """A store holding one profile saved by three runs whose counts grow."""
+RUN_DAYS = ("2024-01-08", "2024-02-05", "2024-03-04")
+
+
+def three_run_store(path: Path, fetched: bool = True) -> Path:
+    """A store holding one profile saved by three runs whose counts grow; their pages fetched on
+    ``RUN_DAYS`` (or with no fetch time, as pages parsed offline: the runs are saved within a second)."""
     store = Store(path)
     for run, growth in enumerate((0, 5, 12), 1):
         page = synthetic_profile(papers=30)
+        if fetched:
+            page.source = Source(sha256="0", parser="scholar.profile", run=f"run{run}",
+                                 fetched_at=f"{RUN_DAYS[run - 1]}T09:30:00Z")
         profile_of(page).metrics.h_index, profile_of(page).metrics.i10_index = 10 + growth, 20 + growth
         for pub in page.publications:
             pub.citations = (pub.citations or 0) + growth
@@ -130,13 +150,153 @@ def test_report_reads_pages_records_archives_and_a_store(tmp_path: Path, capsys)
     assert html.count('class="point"') >= 6  # h-index and i10 over three runs
 
 
-def test_a_store_that_is_not_there_is_one_line_and_the_pages_are_still_reported(tmp_path: Path, capsys) -> None:
+def as_fetched(result: PageResult, day: str, growth: int) -> PageResult:
+    """``result`` as a job run on ``day`` wrote it (run id, fetch time), each count ``growth`` higher."""
+    fetched = msgspec.structs.replace(result, source=Source(sha256="0", parser="scholar.profile", run=f"run-{day}",
+                                                             fetched_at=f"{day}T10:00:00Z"))
+    fetched.publications = [msgspec.structs.replace(pub, citations=(pub.citations or 0) + growth)
+                            for pub in result.publications]
+    return fetched
+
+
+def dom(html: str) -> Any:
+    """The document ``html`` parsed by lxml (``Any``: lxml's stubs type every ``xpath`` result as a union of
+    all it can be, where a path to nodes gives a list)."""
+    return lxml.html.fromstring(html)
+
+
+def html_of(path: Path) -> Any:
+    return dom(path.read_text())
+
+
+def check_sorted_as_marked(document: Any) -> int:
+    """Every sortable table's rows are in the order its marked column says (the column ``aria-sort``
+    names, in its direction, cells without a value last); returns how many tables were checked."""
+    tables = document.xpath("//table[contains(@class, 'sortable')]")
+    for table in tables:
+        headers = table.xpath("./thead/tr/th")
+        marked = [(i, th.get("aria-sort")) for i, th in enumerate(headers) if th.get("aria-sort")]
+        assert len(marked) == 1, "one column says how the rows are sorted"
+        column, direction = marked[0]
+        values = [row.xpath("./td")[column].get("data-sort") for row in table.xpath("./tbody/tr")]
+        assert values == [v for v in values if v] + [v for v in values if not v]
+        if headers[column].get("data-type") == "number":  # text: in the browser's collation (check_sorting)
+            counted = [float(v) for v in values if v]
+            assert counted == sorted(counted, reverse=direction == "descending")
+    return len(tables)
+
+
+def test_a_jobs_records_of_three_runs_are_one_section_per_person_the_latest(read_corpus, tmp_path: Path) -> None:
+    people = [parse(read_corpus(name)) for name in CORPUS_PEOPLE]
+    runs = [("2026-03-02", 3), ("2026-01-05", 1), ("2026-02-02", 2)]  # the latest run is not the last written
+    records = tmp_path / "job.jsonl"
+    records.write_bytes(b"".join(to_json(as_fetched(person, day, growth)) + b"\n" for day, growth in runs
+                                 for person in people))
+    document = html_of(report_of(tmp_path, str(records)))
+    sections = document.xpath("//section[@class='profile']")
+    assert len(sections) == len(people) == 5
+    assert [s.xpath("string(h2)") for s in sections] == [profile_of(p).name for p in people]
+    assert len(document.xpath("//nav/a")) == 5
+    for section, person in zip(sections, people, strict=True):
+        counts = [int(c.get("data-sort")) for c in section.xpath(".//table[contains(@class,'papers')]//tr/td[5]")]
+        assert counts == sorted(((p.citations or 0) + 3 for p in person.publications), reverse=True)  # the latest run
+        assert section.xpath("count(.//div[@class='view'])") == 1
+
+
+def test_saved_pages_of_one_profile_are_one_section_with_every_row(read_corpus, tmp_path: Path) -> None:
+    for name in ONE_PROFILE_TWICE:
+        (tmp_path / Path(name).name).write_bytes(read_corpus(name))
+    document = html_of(report_of(tmp_path, *(str(tmp_path / Path(n).name) for n in ONE_PROFILE_TWICE)))
+    assert [s.xpath("string(h2)") for s in document.xpath("//section[@class='profile']")] == ["Anne Kietzig"]
+    # one profile cut into two cstart pages (each with the profile's header, as Scholar serves them)
+    whole = parse(read_corpus(CORPUS_PEOPLE[2]))
+    first, rest = (msgspec.structs.replace(whole, publications=whole.publications[cut]) for cut in
+                   (slice(0, 12), slice(12, None)))
+    html = render(report_data([("cstart=0", first), ("cstart=12", rest), ("cstart=0 again", first)]), top=0)
+    sections = dom(html).xpath("//section[@class='profile']")
+    assert len(sections) == 1
+    titles = sections[0].xpath(".//table[contains(@class,'papers')]//tr/td[2]/@data-sort")
+    assert sorted(titles) == sorted((p.title or "").casefold() for p in whole.publications) and len(titles) == 20
+
+
+def test_each_section_shows_affiliation_interests_and_linked_coauthors(read_corpus, tmp_path: Path) -> None:
+    (tmp_path / "srinivasan.html").write_bytes(read_corpus(CORPUS_PEOPLE[2]))
+    section = html_of(report_of(tmp_path, str(tmp_path / "srinivasan.html"))).xpath("//section[@id='p0']")[0]
+    part = {div.get("data-part"): div for div in section.xpath(".//dl[@class='person']/div")}
+    # as the page shows them (read by hand)
+    assert part["affiliation"].xpath("string(dd)") == "Chief Scientist (Retired), CSIR - Central Food Technological " \
+                                                      "Research Institute"
+    assert part["interests"].xpath(".//li/text()") == ["Nutritional Biochemistry", "Food Chemistry", "Food Science",
+                                                       "Experimental Nutrition"]
+    coauthors = part["coauthors"].xpath(".//li")
+    assert [li.xpath("string(a)") for li in coauthors] == [
+        "Kalpana Platel", "Susmita Barman", "Hithamani G.", "Sreeramaiah Hemalatha", "Shubhra Pande",
+        "Vidyashankar Satyakumar", "Suresha BS"]
+    assert "user=5RZfcocAAAAJ" in coauthors[0].xpath("string(a/@href)")
+    assert coauthors[0].xpath("string(span[@class='aff'])") == \
+        "CSIR-Central Food Technological Research Institute, Mysuru"
+    assert not section.xpath(".//li/span[@class='cut']")
+
+
+def test_a_coauthor_name_the_page_cut_is_marked(read_corpus) -> None:
+    page = parse(read_corpus(CORPUS_PEOPLE[4]))  # the 2017 box shows "Associate Professor George C. Kagadi..."
+    items = dom(render(report_data([("p", page)]))).xpath("//dl[@class='person']/div[@data-part='coauthors']//li")
+    cut = [li.xpath("string(a)") for li in items if li.xpath("span[@class='cut']")]
+    assert cut == ["Associate Professor George C. Kagadi"]
+
+
+def test_a_person_on_two_sites_is_one_section_and_a_page_naming_nobody_its_own() -> None:
+    pages = [(str(path), parse(path.read_bytes())) for path in SEEDS]  # Scholar's table names nobody
+    document = dom(render(report_data(pages)))
+    sections = document.xpath("//section[@class='profile']")
+    assert [s.xpath("string(h2)") for s in sections] == ["003_9ea93ed9343d2054.txt", "Olatunji Ruwase"]
+    assert sections[1].xpath(".//div[@class='view']/@data-site") == ["msr", "elamur"]
+
+
+def counted_on(site: str, *papers: tuple[str, int | None]) -> PageResult:
+    return PageResult(site=site, page="publication_list",
+                      publications=[Publication(title=title, year=2020, citations=count) for title, count in papers])
+
+
+def test_the_table_across_sites_is_sorted_by_the_column_it_marks_and_tells_its_marks_apart() -> None:
+    scholar = counted_on("scholar", ("Alpha paper on widgets", 10), ("Beta paper on gadgets", 5),
+                         ("Delta paper on sprockets", None))
+    elamur = counted_on("elamur", ("Beta paper on gadgets", 50), ("Gamma paper on gizmos", 7),
+                        ("Delta paper on sprockets", None))
+    document = dom(render(report_data([("s", scholar), ("e", elamur)])))
+    table = document.xpath("//section[@id='merged']//table")[0]
+    assert table.xpath("./thead/tr/th[@aria-sort]/button/text()") == ["scholar"]
+    assert table.xpath("./tbody/tr/td[1]/@data-sort") == [
+        "alpha paper on widgets", "beta paper on gadgets", "delta paper on sprockets", "gamma paper on gizmos"]
+    assert check_sorted_as_marked(document) == 3  # the two sites' tables and the one across them
+    marks = [[(c.get("data-mark"), c.text) for c in row.xpath("./td[@data-site]")] for row in table.xpath("./tbody/tr")]
+    assert marks == [[(None, "10"), ("not-listed", "·")], [(None, "5"), (None, "50")],
+                     [("no-count", "—"), ("no-count", "—")], [("not-listed", "·"), (None, "7")]]
+    legend = document.xpath("//section[@id='merged']//p[contains(@class,'marks')]/span")
+    assert [(s.get("data-mark"), s.xpath("string(b)")) for s in legend] == [("no-count", "—"), ("not-listed", "·")]
+
+
+def test_every_table_is_sorted_by_the_column_it_marks(tmp_path: Path) -> None:
+    """The seeds: Scholar's counts, MSR's list without any count (in page order, marked on "#"), Elamur's."""
+    document = html_of(report_of(tmp_path, *map(str, SEEDS)))
+    assert check_sorted_as_marked(document) == 4
+    msr = document.xpath("//div[@data-site='msr']//table")[0]
+    assert msr.xpath("./thead/tr/th/button/text()") == ["#", "Title", "Year", "Venue"]
+    assert msr.xpath("./thead/tr/th[@aria-sort='ascending']/button/text()") == ["#"]
+
+
+@pytest.mark.parametrize("store", ["missing.sqlite", "notes.txt", "other.sqlite", "folder"])
+def test_a_store_that_is_missing_or_foreign_is_one_line_exit_2_and_nothing_written(
+        store: str, tmp_path: Path, capsys) -> None:
+    (tmp_path / "notes.txt").write_text("a text file, not a store\n")
+    with sqlite3.connect(tmp_path / "other.sqlite") as other:
+        other.execute("CREATE TABLE things (name TEXT)")
+    (tmp_path / "folder").mkdir()
     out = tmp_path / "report.html"
-    argv = ["report", str(SEEDS[0]), "--store", str(tmp_path / "missing.sqlite"), "-o", str(out)]
-    assert main(argv) == 1
+    assert main(["report", str(SEEDS[0]), "--store", str(tmp_path / store), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"{tmp_path / 'missing.sqlite'}: store_error: " in err and "Traceback" not in err
-    assert out.read_text().count('<section class="profile"') == 1 and not (tmp_path / "missing.sqlite").exists()
+    assert err.startswith(f"pubharvest report: {tmp_path / store}: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and not out.exists() and not (tmp_path / "missing.sqlite").exists()
 
 
 def test_nothing_to_report_fails_without_writing(tmp_path: Path, capsys) -> None:
@@ -182,8 +342,31 @@ class Opened:
         return self.page.eval_on_selector_all(
             f"#p{section} g.bar", "bars => bars.map(b => [+b.dataset.year, +b.dataset.value])")
 
-    def axis_years(self, section: int) -> list[int]:
-        return self.page.eval_on_selector_all(f"#p{section} svg text.year", "ts => ts.map(t => +t.textContent)")
+    def axis_labels(self, chart: str) -> list[str]:
+        return self.page.eval_on_selector_all(f"{chart} text.x", "ts => ts.map(t => t.textContent)")
+
+    def check_labels_fit(self) -> int:
+        """No x label of any chart overlaps the next or stands outside its chart (cut off); returns how many
+        charts were checked."""
+        charts = self.page.eval_on_selector_all("svg.chart", """charts => charts.map(svg => {
+            const box = svg.getBoundingClientRect();
+            const labels = [...svg.querySelectorAll("text.x")].map(t => t.getBoundingClientRect());
+            return {box: [box.left, box.right, box.top, box.bottom],
+                    labels: labels.map(r => [r.left, r.right, r.top, r.bottom])};
+        })""")
+        for chart in charts:
+            left, right, top, bottom = chart["box"]
+            spans = chart["labels"]
+            assert spans, "every chart names its slots"
+            assert all(left <= a <= b <= right and top <= t <= u <= bottom for a, b, t, u in spans), chart
+            assert all(one[1] <= two[0] for one, two in itertools.pairwise(spans)), chart  # left to right, apart
+        return len(charts)
+
+    def check_no_sideways_scroll(self, width: int) -> None:
+        """The page is no wider than the window: only a wide table's own box may scroll."""
+        assert self.page.evaluate("document.documentElement.scrollWidth") <= width
+        assert self.page.evaluate("""w => [...document.querySelectorAll("body *")].filter(e =>
+            !e.closest(".scroll") && e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName)""", width) == []
 
     def column(self, table: str, index: int) -> list[str]:
         return self.page.eval_on_selector_all(
@@ -197,11 +380,18 @@ def report_of(tmp_path: Path, *argv: str) -> Path:
 
 
 def check_bars(opened: Opened, section: int, result: PageResult) -> None:
+    """One bar per year with the record's count; the years named under them: the last, and every n-th back."""
     expected = [[y.year, y.citations] for y in profile_of(result).citations_by_year]
-    assert opened.bars(section) == expected and opened.axis_years(section) == [y for y, _ in expected]
+    assert opened.bars(section) == expected
+    for chart in (f"#p{section} svg[data-chart=per-year]", f"#p{section} svg[data-chart=cumulative]"):
+        named = [int(year) for year in opened.axis_labels(chart)]
+        steps = {b - a for a, b in itertools.pairwise(named)}
+        assert named[-1] == expected[-1][0] and len(steps) <= 1 and named[0] - expected[0][0] < max(steps, default=1)
 
 
 def check_sorting(opened: Opened, table: str, text_column: int, number_column: int) -> None:
+    """Clicks sort the rows, and the sort mark moves to the column clicked, in the direction it sorted."""
+    check_sorted_as_marked(dom(opened.page.content()))
     opened.page.click(f"{table} thead th:nth-child({text_column + 1}) button")
     titles = opened.column(table, text_column)
     in_order = opened.page.evaluate("ts => ts.slice().sort((a, b) => a.localeCompare(b))", titles)
@@ -210,6 +400,7 @@ def check_sorting(opened: Opened, table: str, text_column: int, number_column: i
     opened.page.click(f"{table} thead th:nth-child({number_column + 1}) button")  # descending to ascending
     counts = [int(v) for v in opened.column(table, number_column) if v]
     assert counts == sorted(counts) and counts != sorted(counts, reverse=True)
+    check_sorted_as_marked(dom(opened.page.content()))
 
 
 @pytest.mark.slow  # Chromium
@@ -250,6 +441,29 @@ def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
                         "+c.dataset.value)])")
     assert points[-2:] == [["h-index", [10, 15, 22]], ["i10-index", [20, 25, 32]]]
     opened.page.screenshot(path=tmp_path / "store.png", full_page=True)
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.parametrize("width", [1280, 390])
+def test_chart_labels_fit_and_nothing_scrolls_sideways_at_desktop_and_phone_widths(
+        browser, read_corpus, tmp_path: Path, width: int) -> None:
+    """Five real profiles (one with a co-author box of 20), 36 years of bars, three runs' dates."""
+    for name in CORPUS_PEOPLE:
+        (tmp_path / Path(name).name).write_bytes(read_corpus(name))
+    long = synthetic_profile(papers=40, first_year=1990)
+    long.profile = msgspec.structs.replace(profile_of(long), name="Long Career", ids=Ids(scholar="L"))
+    (tmp_path / "long.json").write_bytes(to_json(long))
+    store = three_run_store(tmp_path / "s.sqlite")
+    out = report_of(tmp_path, *(str(tmp_path / Path(n).name) for n in CORPUS_PEOPLE), str(tmp_path / "long.json"),
+                    "--store", str(store))
+    opened = Opened(browser, out, width=width)
+    opened.check_quiet()
+    assert opened.check_labels_fit() == 2 * 7 + 1  # per year and cumulative for 7 profiles, the runs chart
+    assert opened.axis_labels("svg[data-chart=runs]") == list(RUN_DAYS)
+    years = opened.axis_labels("#p5 svg[data-chart=per-year]")
+    assert years[-1] == "2025" and len(years) < 36  # every other year at most: 36 would not fit
+    opened.check_no_sideways_scroll(width)
+    opened.page.screenshot(path=tmp_path / f"people-{width}.png", full_page=True)
 
 
 @pytest.mark.slow  # Chromium
