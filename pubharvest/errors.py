@@ -252,3 +252,4 @@ class ExitCode(IntEnum):
     BLOCKED = 3  # a site blocked the job (a CAPTCHA, 403, a long Retry-After); rerun later to resume
     UNREACHABLE = 4  # no host could be reached and no target got a record
     INTERRUPTED = 130  # stopped by Ctrl-C; what was committed stays, a rerun resumes
+    TERMINATED = 143  # stopped by SIGTERM (128 + 15), as gracefully as by Ctrl-C

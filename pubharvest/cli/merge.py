@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    tally = Tally(args.strict)
+    tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     if args.format == "parquet":
         write_results_parquet(args.output, [*pages, merge(pages)])

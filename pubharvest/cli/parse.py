@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    tally = Tally(args.strict)
+    tally = Tally(args.strict, named=args.paths)
     if args.format == "parquet":
         from ..dataframes import write_results_parquet  # only here: it imports the tables
 

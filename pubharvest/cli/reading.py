@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from pubharvest.parsers import ParseError
+from pubharvest.parsers import ParseError, Unrecognised
 from pubharvest.parsers.records import PageResult
 
 from ..errors import ExitCode, PubharvestError, Unreadable
@@ -22,11 +22,16 @@ T = TypeVar("T")
 class Tally:
     """Prints the stderr line of each failed input and of each warning, counts them, and gives the exit status."""
 
-    def __init__(self, strict: bool = False) -> None:
-        self.strict, self.failures, self.warnings = strict, 0, 0
+    def __init__(self, strict: bool = False, named: Collection[str] = ()) -> None:
+        self.strict, self.failures, self.warnings, self.named = strict, 0, 0, frozenset(named)
 
     def failed(self, name: str, error: PubharvestError) -> None:
-        """``path: code: message``."""
+        """``path: code: message``; for a file found in a folder that no site claims (a README or
+        notes beside saved pages) ``path: note: skipped: message``, which is no failure. Named on the
+        command line, such a file fails like any other input."""
+        if isinstance(error, Unrecognised) and name not in self.named:
+            print(f"{name}: note: skipped: {error.message}", file=sys.stderr)
+            return
         self.failures += 1
         print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
 

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         except sqlite3.Error as error:  # damage past the first page (a cut file) shows only when read
             print(f"pubharvest report: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
             return ExitCode.FAILED
-    tally = Tally(args.strict)
+    tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     runs = {len(pages) + i: points for i, points in store_runs.items()}
     pages += stored

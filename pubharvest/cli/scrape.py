@@ -6,8 +6,11 @@ import argparse
 import asyncio
 import dataclasses
 import os
+import signal
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             refuse_recent_blocks(job)
         store = Store(job.store) if job.store else None
         sinks = _sinks(job, store)
-        with Progress(verbose=args.verbose) as progress:
+        with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
             summary = _run(job, sinks, progress, args)
     except PubharvestError as error:
         # a bad job, or a store that cannot be opened, is bad input; a store that fails mid-job is not
@@ -103,7 +106,26 @@ def run(args: argparse.Namespace) -> int:
             store.close()
     for line in account(summary, _rerun_command(args)):
         print(line, file=sys.stderr)
-    return summary.exit_code
+    return ExitCode.TERMINATED if summary.interrupted and terminated else summary.exit_code
+
+
+@contextmanager
+def _terminated_as_interrupted() -> Iterator[list[bool]]:
+    """SIGTERM (a service manager, ``kill``, a CI timeout) stops the job as Ctrl-C does: the targets
+    under way are left pending, what was committed stays, the summary is printed. Yields a list
+    that holds True once SIGTERM came, for the exit status. (Scrapy installs its own handlers for
+    both signals while it crawls, with the same graceful stop.)"""
+    terminated: list[bool] = []
+
+    def on_term(signum: int, frame: object) -> None:
+        terminated.append(True)
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield terminated
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class RecentBlock(JobError):

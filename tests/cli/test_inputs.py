@@ -320,3 +320,32 @@ def test_real_permissions_as_an_unprivileged_user() -> None:
         for key in ("denied_file", "sub", "locked"):
             paths[key].chmod(0o755)
         shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("command", ["parse", "merge", "report"])
+def test_files_no_site_claims_beside_saved_pages_are_skipped_with_a_note(capsys, tmp_path: Path,
+                                                                          command: str) -> None:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    shutil.copy(SEED, folder / SEED.name)
+    (folder / "README.md").write_text("# My saved Scholar pages\n\nSaved on Monday.\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("ask Ada about the 2019 paper\n", encoding="utf-8")
+    (folder / "other.html").write_text("<!doctype html><html><body><p>My blog</p></body></html>", encoding="utf-8")
+    output = tmp_path / ("out.html" if command == "report" else "out.json")
+    assert main([command, str(folder), "-o", str(output)]) == 0
+    err = capsys.readouterr().err
+    for name in ("README.md", "notes.txt", "other.html"):
+        assert f"{folder / name}: note: skipped: " in err
+    assert "unrecognised" not in err and output.stat().st_size > 0
+    # named on the command line, such a file is an input that fails
+    assert main([command, str(folder / "README.md"), str(folder / SEED.name), "-o", str(output)]) == 1
+    assert f"{folder / 'README.md'}: unrecognised: " in capsys.readouterr().err
+
+
+def test_a_cut_page_in_a_folder_still_fails(capsys, tmp_path: Path) -> None:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    page = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_bytes()
+    (folder / "cut.html").write_bytes(page[: len(page) // 2])
+    assert main(["parse", str(folder)]) == 1
+    assert "truncated" in capsys.readouterr().err

@@ -84,11 +84,13 @@ def test_killed_job_leaves_whole_records_and_the_rerun_completes(hanging_job, tm
     assert capsys.readouterr().out == output.read_text(encoding="utf-8")
 
 
-def test_ctrl_c_stops_cleanly_with_a_summary(hanging_job, tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_stops_cleanly_with_a_summary(hanging_job, tmp_path: Path, capsys, stop: int,
+                                                        status: int) -> None:
     _site, job, process = hanging_job
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=20)
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     assert "Traceback" not in err
     assert "interrupted" in err and "3 done" in err and "3 pending" in err
     assert [profile_key(r) for r in records(tmp_path / "out.jsonl")] == [f"scholar:{u}" for u in USERS[:3]]
