@@ -116,7 +116,8 @@ def bibtex_record(pub: Citable) -> tuple[str, list[tuple[str, str]]]:
     if all(name in names for name in REQUIRED.get(entry, ())):
         return entry, fields
     fields = _fields(pub, "misc", "howpublished")
-    if all(name != "howpublished" for name, _ in fields) and pub.venue:  # a report's venue is its number, a thesis' its school
+    # a report's venue is its number, a thesis' its school
+    if all(name != "howpublished" for name, _ in fields) and pub.venue:
         fields.insert(2, ("howpublished", escape(pub.venue)))
     return "misc", fields
 

@@ -48,7 +48,7 @@ def _name_fields(name: str) -> tuple[tuple[str, str], ...]:
 def csl_authors(pub: Citable) -> list[dict[str, str]] | None:
     """The ``author`` names, ending in ``{"literal": "others"}`` when the page cut the list."""
     names = [csl_name(name) for name in pub.authors]
-    return names + [dict(OTHERS)] if names and pub.authors_truncated else names or None
+    return [*names, dict(OTHERS)] if names and pub.authors_truncated else names or None
 
 
 def csl_item(pub: Citable, key: str) -> dict[str, Any]:

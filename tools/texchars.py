@@ -88,7 +88,7 @@ def ranges(codes: set[int]) -> Iterator[tuple[int, int]]:
 def module_text(known: set[int], failing: set[int]) -> str:
     def table(name: str, codes: set[int], doc: str) -> str:
         pairs = [f"(0x{first:04X}, 0x{last:04X})," for first, last in ranges(codes)]
-        rows = "".join("\n    " + " ".join(pairs[i:i + 6]) for i in range(0, len(pairs), 6))
+        rows = "".join("\n    " + " ".join(pairs[i:i + 5]) for i in range(0, len(pairs), 5))
         return f"# {doc}\n{name}: tuple[tuple[int, int], ...] = ({rows}\n)\n"
 
     pdftex = subprocess.run(["pdflatex", "--version"], capture_output=True, text=True).stdout.splitlines()[0]

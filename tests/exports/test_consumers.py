@@ -129,7 +129,8 @@ def other_script_declarations(text: str) -> str:
 def pdflatex_errors(body: str, folder: Path, preamble: str = PREAMBLE, text: str | None = None) -> list[str]:
     """The errors pdflatex gives for ``body`` (``-halt-on-error``: the first one stops it), the letters
     of other scripts in ``text`` (by default ``body``) declared."""
-    tex = f"{preamble}\n{other_script_declarations(body if text is None else text)}\n\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    declarations = other_script_declarations(body if text is None else text)
+    tex = f"{preamble}\n{declarations}\n\\begin{{document}}\n{body}\n\\end{{document}}\n"
     (folder / "doc.tex").write_text(tex, encoding="utf-8")
     result = run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-draftmode", "doc.tex"], folder)
     log = (folder / "doc.log").read_text(encoding="utf-8", errors="replace")
@@ -192,8 +193,8 @@ def pandoc_entries(items: list[dict], tools: dict[str, str], folder: Path) -> di
     result = run(["pandoc", "--citeproc", "--bibliography=refs.json", "-t", "html", "doc.md"], folder)
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
     tree = lxml_html.fromstring(f"<div>{result.stdout}</div>")
-    return {div.get("id").removeprefix("ref-"): " ".join(div.text_content().split())
-            for div in tree.xpath("//div[@class='csl-entry']")}
+    return {(div.get("id") or "").removeprefix("ref-"): " ".join(str(div.xpath("string()")).split())
+            for div in tree.iterfind(".//div[@class='csl-entry']")}
 
 
 def assert_pandoc_says_et_al(pubs: Sequence[Citable], tools: dict[str, str], folder: Path) -> None:
@@ -218,7 +219,7 @@ def test_pandoc_renders_et_al_for_every_cut_author_list(page: Path, tools: dict[
 # Greek, a Vietnamese name, CJK and Cyrillic (kept), an emoji, combining accents
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\ufe0f", "\ufe01", "\ufeff", "\u00ad", "\u202e", "\u2066", "\u2069"]
 HARD_NAMES = ["K Sørensen", "Đ Đorđević", "J Straße", "Æ Læssøe", "Œ Cœur", "Ł Łukasiewicz", "Þ Þórsson",
-              "I Işık", "N Nguyễn", "S Ilić", "Ḳ Ḳhan"]
+              "I I\u015f\u0131k", "N Nguyễn", "S Ilić", "Ḳ Ḳhan"]
 
 
 def variants() -> list[Publication]:
@@ -243,8 +244,8 @@ def variants() -> list[Publication]:
         Publication(title="No authors", venue="Nature 45 (1), 2-9", year=2017),
         Publication(title="Vol and issue", authors=["J Ren"], venue="Proceedings of the AAAI Conference 35 (12), 1-9",
                     year=2021),
-        Publication(title="深層学習による自然言語処理 🚀 and Физика ə ŉ 𝐀", authors=["山田 花子", "Иван Петров"],
-                    authors_truncated=True, year=2022, date="2022-12"),
+        Publication(title="深層学習による自然言語処理 🚀 and Физика ə ŉ \U0001d400", authors_truncated=True,
+                    authors=["山田 花子", "Иван Петров"], year=2022, date="2022-12"),
         Publication(title="50% of R&D_1 {x} ~ $5 ``Zur'' 1--2 \\ x^2 #1 e\u0301 q\u0303\ttab",
                     authors=["T Le Scao", "BigScience Workshop"], authors_truncated=True, year=2023),
     ]
@@ -266,7 +267,8 @@ def test_variants_bibtex_has_no_invisible_character() -> None:
     text = bibtex(variants())
     assert not [char for char in text if unicodedata.category(char) in ("Cf", "Cc") and char != "\n"]
     assert not re.search("[\ufe00-\ufe0f\u034f]", text)
-    for kept in ("Sørensen", "Đorđević", "Straße", "Læssøe", "Cœur", "Łukasiewicz", "Þórsson", "Işık", "深層学習"):
+    for kept in ("Sørensen", "Đorđević", "Straße", "Læssøe", "Cœur", "Łukasiewicz", "Þórsson", "I\u015f\u0131k",
+                 "深層学習"):
         assert kept in text
 
 
