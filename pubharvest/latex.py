@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import logging
 import re
 import unicodedata
 
@@ -111,7 +110,6 @@ def latex_form(cluster: str) -> str:
 def _pylatexenc_form(char: str) -> str | None:
     if in_ranges(char, NO_LATEX_FORM):
         return None
-    logging.getLogger("pylatexenc").disabled = True  # it logs each character it has no form for
     form = _ENCODER.unicode_to_latex(char)
     return None if form == char else form
 

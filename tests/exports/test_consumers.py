@@ -311,3 +311,14 @@ def test_the_characters_pdflatex_reads_are_as_latex_says(tools: dict[str, str]) 
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "texchars.py"), "--check"], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_merged_seeds_read_by_every_consumer(tools: dict[str, str], tmp_path: Path) -> None:
+    """Merged papers (``pubharvest.merge.Paper``) go through the same exporters: the same checks."""
+    from test_merge import merged_seeds
+
+    papers = merged_seeds().papers
+    for consumer in (assert_plain_and_pdflatex_read, assert_biber_reads, assert_pandoc_says_et_al):
+        folder = tmp_path / consumer.__name__
+        folder.mkdir()
+        consumer(papers, tools, folder)
