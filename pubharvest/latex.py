@@ -83,7 +83,7 @@ def in_ranges(char: str, ranges: tuple[tuple[int, int], ...]) -> bool:
 def is_other_script(char: str) -> bool:
     """A letter or mark of a script T1 cannot typeset (kept as it is: rule 5)."""
     script = unicodedata.name(char, "").split(" ")[0]
-    return unicodedata.category(char)[0] in "LM" and script not in _TYPESET_SCRIPTS
+    return unicodedata.category(char)[0] in "LM" and script not in _TYPESET_SCRIPTS and not is_invisible(char)
 
 
 @functools.lru_cache(maxsize=1 << 12)
