@@ -1,10 +1,13 @@
 r"""BibTeX entries for publications and merged papers.
 
-Entry types follow the CSL type: ``@inproceedings`` (``booktitle``), ``@article`` (``journal``),
-``@techreport`` (``institution``, ``number``), ``@misc`` with ``eprint`` and
-``archivePrefix = {arXiv}`` for preprints, ``@patent`` (biblatex, ``number``), ``@phdthesis``
-(``school``), else ``@misc``. Values are UTF-8, with TeX's special characters escaped and words
-with inner capitals braced so that styles keep their case.
+Written for classic ``bibtex`` with ``plain.bst`` (no warning) as much as for biber. Entry types
+follow the CSL type: ``@inproceedings`` (``booktitle``), ``@article`` (``journal``), ``@techreport``
+(``institution``, ``number``), ``@misc`` for preprints (``eprint``, ``archivePrefix = {arXiv}`` and,
+for plain, ``howpublished = {arXiv preprint arXiv:...}``) and patents (``howpublished``, ``number``),
+``@phdthesis`` (``school``), else ``@misc``; a type whose required fields the record cannot fill
+is a ``@misc``. Months are BibTeX's macros (``month = may``). Values are LaTeX that pdflatex reads
+with utf8 inputenc (``pubharvest.latex``), words with inner capitals braced so that styles keep
+their case.
 
 >>> from pubharvest.parsers.records import Publication, PublicationIds
 >>> pub = Publication(title="ZeRO & friends: 100% GPU_s", authors=["J Ren", "T van de Ven"],
@@ -27,49 +30,38 @@ from collections.abc import Iterable
 
 from .citable import PREPRINT, Citable, citable_parts, container_title, csl_type, document_number, issued_parts
 from .keys import Keys
+from .latex import escape
 from .names import split_name
 
-# CSL type -> (BibTeX entry type, the field that holds the venue); any other type is UNKNOWN.
+# CSL type -> (BibTeX entry type, the field that holds the venue); any other type is UNKNOWN. Only
+# types plain.bst knows: a patent is a @misc (plain has no @patent), its venue or number shown.
 ENTRY_TYPES: dict[str | None, tuple[str, str | None]] = {
     "paper-conference": ("inproceedings", "booktitle"),
     "article-journal": ("article", "journal"),
     "report": ("techreport", None),
-    PREPRINT: ("misc", None),
-    "patent": ("patent", None),
+    PREPRINT: ("misc", "howpublished"),
+    "patent": ("misc", "howpublished"),
     "thesis": ("phdthesis", None),
     "book": ("book", None),
     "chapter": ("incollection", "booktitle"),
 }
 UNKNOWN = ("misc", "howpublished")
-# Braces become commands rather than \{ \}: BibTeX counts escaped braces too, so one alone would
-# leave the value unbalanced.
-_SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
-    "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#",
-    "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+# The fields plain.bst warns about when they are empty, by entry type: an entry whose record cannot
+# fill one of them is written as a @misc, its venue as ``howpublished``.
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "article": ("author", "title", "journal", "year"),
+    "book": ("author", "title", "publisher", "year"),
+    "inproceedings": ("author", "title", "booktitle", "year"),
+    "incollection": ("author", "title", "booktitle", "publisher", "year"),
+    "phdthesis": ("author", "title", "school", "year"),
+    "techreport": ("author", "title", "institution", "year"),
 }
-_SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
-# TeX ligatures a title can hold by accident: `` '' -- --- << >> !` ?` (quotes, dashes, guillemets)
-# Any character ``escape`` changes or breaks a ligature at: text without one is written as it is.
-_NEEDS_ESCAPE = re.compile("[" + re.escape("".join(_SPECIAL) + "`'<>-") + "]")
-_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
+# BibTeX's month macros (every style defines them; biber reads them too), written unbraced
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MACRO_FIELDS = frozenset({"month"})
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
 # punctuation that ends it: styles must keep its case.
 _CASED_WORD = re.compile(r"(?<!\S)\S+?[A-Z]\S*?(?=[:;,.!?]*(?:\s|$))")
-
-
-def escape(text: str) -> str:
-    r"""``text`` with TeX's special characters escaped and its ligatures broken, so that it prints
-    as written.
-
-    >>> escape("50% of R&D_1 {x} ~ $5")
-    '50\\% of R\\&D\\_1 \\textbraceleft{}x\\textbraceright{} \\textasciitilde{} \\$5'
-    >>> escape("``Zur'' 1--2")
-    "`{}`Zur'{}' 1-{}-2"
-    """
-    if not _NEEDS_ESCAPE.search(text):
-        return text
-    return _LIGATURE.sub("{}", _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text))
 
 
 def protect_case(text: str) -> str:
@@ -108,34 +100,76 @@ def bibtex_authors(pub: Citable) -> str | None:
 
 def entry_type(pub: Citable) -> str:
     """The BibTeX entry type: ``inproceedings``, ``article``, ``techreport``, ``misc``, ..."""
-    return ENTRY_TYPES.get(csl_type(pub), UNKNOWN)[0]
+    return bibtex_record(pub)[0]
 
 
 def bibtex_fields(pub: Citable) -> list[tuple[str, str]]:
     """``(field, value)`` pairs in writing order, values as TeX (escaped, case protected)."""
+    return bibtex_record(pub)[1]
+
+
+def bibtex_record(pub: Citable) -> tuple[str, list[tuple[str, str]]]:
+    """The entry type and its fields: the CSL type's, or a @misc when a field plain requires is empty."""
+    entry, venue_field = ENTRY_TYPES.get(csl_type(pub), UNKNOWN)
+    fields = _fields(pub, entry, venue_field)
+    names = {name for name, _ in fields}
+    if all(name in names for name in REQUIRED.get(entry, ())):
+        return entry, fields
+    fields = _fields(pub, "misc", "howpublished")
+    # a report's venue is its number, a thesis' its school
+    if all(name != "howpublished" for name, _ in fields) and pub.venue:
+        fields.insert(2, ("howpublished", escape(pub.venue)))
+    return "misc", fields
+
+
+def _fields(pub: Citable, entry: str, venue_field: str | None) -> list[tuple[str, str]]:
     kind = csl_type(pub)
-    _, venue_field = ENTRY_TYPES.get(kind, UNKNOWN)
     parts = citable_parts(pub)
-    container = container_title(pub)
     date = issued_parts(pub) or []
+    number = document_number(pub)
     fields = [
         ("author", bibtex_authors(pub)),
         ("title", protect_case(pub.title) if pub.title else None),
-        (venue_field, escape(container) if container else None),
+        (venue_field, shown_venue(pub) if venue_field else None),
         ("institution" if kind == "report" else "school" if kind == "thesis" else "publisher",
          escape(pub.publisher) if pub.publisher else None),
         ("volume", parts.volume),
-        ("number", escape(document_number(pub) or parts.issue or "") or None),
+        # an issue is plain's ``number`` only in an article: elsewhere ``number`` is a series
+        # number, and plain warns at a volume with one
+        ("number", escape(number or (parts.issue if entry == "article" else "") or "") or None),
+        ("issue", parts.issue if entry != "article" and not number else None),
         ("pages", parts.pages.replace("-", "--") if parts.pages else None),
-        ("year", str(pub.year) if pub.year else None),
-        ("month", str(date[1]) if len(date) > 1 else None),
+        ("year", str(date[0]) if date else None),
+        ("month", MONTHS[date[1] - 1] if len(date) > 1 and 1 <= date[1] <= 12 else None),
         ("doi", verbatim(pub.ids.doi)),
         ("isbn", pub.ids.isbn),
         ("eprint", pub.ids.arxiv),
         ("archivePrefix", "arXiv" if pub.ids.arxiv else None),
         ("url", verbatim(pub.url)),
+        # what plain sorts an entry without authors by (else it warns "to sort, need author or key")
+        ("key", None if pub.authors else escape(pub.title or pub.venue or "") or None),
     ]
     return [(name, value) for name, value in fields if name and value]
+
+
+def shown_venue(pub: Citable) -> str | None:
+    """The venue as a style prints it: the container; for a preprint its arXiv id in Google Scholar's
+    words (plain prints no ``eprint``), else the venue as written; for a patent the venue, else its number.
+
+    >>> from pubharvest.parsers.records import Publication, PublicationIds
+    >>> shown_venue(Publication(type="article", venue="arXiv", ids=PublicationIds(arxiv="2101.06840")))
+    'arXiv preprint arXiv:2101.06840'
+    >>> shown_venue(Publication(type="patent", ids=PublicationIds(patent_number="US 10438946")))
+    'Patent US 10438946'
+    """
+    kind = csl_type(pub)
+    if kind == PREPRINT and pub.ids.arxiv:
+        text: str | None = f"arXiv preprint arXiv:{pub.ids.arxiv}"
+    elif kind == "patent":
+        text = pub.venue or (f"Patent {pub.ids.patent_number}" if pub.ids.patent_number else None)
+    else:
+        text = container_title(pub) or (pub.venue if kind == PREPRINT else None)
+    return escape(text) if text else None
 
 
 def verbatim(value: str | None) -> str | None:
@@ -152,8 +186,10 @@ def verbatim(value: str | None) -> str | None:
 
 def bibtex_entry(pub: Citable, key: str) -> str:
     """One ``@type{key, ...}`` entry, a field a line."""
-    lines = [f"@{entry_type(pub)}{{{key},"]
-    lines += [f"  {name} = {{{value}}}," for name, value in bibtex_fields(pub)]
+    entry, fields = bibtex_record(pub)
+    lines = [f"@{entry}{{{key},"]
+    lines += [f"  {name} = {value}," if name in MACRO_FIELDS else f"  {name} = {{{value}}},"
+              for name, value in fields]
     return "\n".join(lines) + "\n}"
 
 

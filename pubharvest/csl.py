@@ -7,7 +7,7 @@
 >>> item["type"], item["issued"], item["number"], item["publisher"]
 ('article', {'date-parts': [[2021]]}, '2101.06840', 'arXiv')
 >>> item["author"]
-[{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}]
+[{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}, {'literal': 'others'}]
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from .keys import Keys
 from .names import split_name
 
 FALLBACK_TYPE = "document"  # CSL 1.0.2's type for a work of unknown kind
+# The last author of a cut list: pandoc's citeproc (as its BibTeX reader makes of ``and others``)
+# renders it "et al."
+OTHERS = {"literal": "others"}
 
 
 def csl_name(name: str) -> dict[str, str]:
@@ -42,6 +45,12 @@ def _name_fields(name: str) -> tuple[tuple[str, str], ...]:
     return tuple((key, value) for key, value in fields.items() if value)
 
 
+def csl_authors(pub: Citable) -> list[dict[str, str]] | None:
+    """The ``author`` names, ending in ``{"literal": "others"}`` when the page cut the list."""
+    names = [csl_name(name) for name in pub.authors]
+    return [*names, dict(OTHERS)] if names and pub.authors_truncated else names or None
+
+
 def csl_item(pub: Citable, key: str) -> dict[str, Any]:
     """One CSL-JSON item; ``key`` is its ``id`` and ``citation-key`` (the BibTeX key)."""
     kind = csl_type(pub)
@@ -53,7 +62,7 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         "citation-key": key,
         "type": kind or FALLBACK_TYPE,
         "title": pub.title,
-        "author": [csl_name(name) for name in pub.authors] or None,
+        "author": csl_authors(pub),
         "issued": {"date-parts": [issued]} if issued else None,
         "container-title": container_title(pub),
         "volume": parts.volume,
@@ -66,7 +75,7 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         "DOI": pub.ids.doi,
         "ISBN": pub.ids.isbn,
         "URL": pub.url or (f"https://arxiv.org/abs/{pub.ids.arxiv}" if preprint else None),
-        # CSL has no "et al." for a cut author list; say so where other tools can read it
+        # said again where tools that do not know pandoc's convention can read it
         "custom": {"authors_truncated": True} if pub.authors_truncated else None,
     }
     return {name: value for name, value in item.items() if value is not None}

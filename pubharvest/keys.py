@@ -1,7 +1,9 @@
 """Citation keys shared by the BibTeX and CSL-JSON exports: first author's family name, year and
 first significant title word (not a stop word, not a bare number: "1-bit adam" gives ``bit``),
 lower-case ASCII (Google Scholar's convention, which the seeds' keys follow), with ``a``, ``b``,
-... added to the second, third, ... paper that would get the same key.
+... added to the second, third, ... paper that would get the same key. Letters outside ASCII are
+transliterated by anyascii (``Sørensen`` -> ``sorensen``, ``Đorđević`` -> ``dordevic``, ``Straße`` ->
+``strasse``, ``山田`` -> ``shantian``), never dropped.
 
 >>> from pubharvest.parsers.records import Publication
 >>> keys = Keys()
@@ -11,6 +13,8 @@ lower-case ASCII (Google Scholar's convention, which the seeds' keys follow), wi
 'rajbhandari2020zeroa'
 >>> base_key(Publication(title="The BigScience corpus", authors=["BigScience Workshop"]))
 'bigscienceworkshopbigscience'
+>>> base_key(Publication(title="Über Straßen", authors=["K Sørensen"], year=1920))
+'sorensen1920uber'
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from __future__ import annotations
 import re
 from string import ascii_lowercase
 
+from anyascii import anyascii
+
 from .citable import Citable
-from .names import ascii_fold, split_name
+from .names import split_name
 
 STOP_WORDS = frozenset({
     "a", "an", "the", "on", "of", "in", "for", "and", "to", "with", "at", "by", "from", "into", "via",
@@ -40,12 +46,17 @@ def _author_part(pub: Citable) -> str:
 
 
 def _title_part(title: str | None) -> str:
-    words = re.findall(r"[a-z0-9]+", ascii_fold(title or "").casefold())
+    words = re.findall(r"[a-z0-9]+", ascii_letters(title or ""))
     return next((word for word in words if word not in STOP_WORDS and not word.isdigit()), "")
 
 
 def _ascii_word(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", ascii_fold(text).casefold())
+    return re.sub(r"[^a-z0-9]+", "", ascii_letters(text))
+
+
+def ascii_letters(text: str) -> str:
+    """``text`` transliterated to lower-case ASCII: ``Đorđević`` -> ``dordevic``."""
+    return (text if text.isascii() else anyascii(text)).casefold()
 
 
 class Keys:

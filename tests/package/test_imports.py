@@ -29,7 +29,8 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 "pubharvest.inputs", "pubharvest.store")),
     # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, tables, DataFrames) and shown (the
     # report, a job's progress)
-    ("formats", ("pubharvest.output", "pubharvest.bibtex", "pubharvest.csl", "pubharvest.tables",
+    ("formats", ("pubharvest.output", "pubharvest.latex", "pubharvest.texchars", "pubharvest.bibtex", "pubharvest.csl",
+                 "pubharvest.tables",
                  "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress")),
     # the public Python API: the package itself, naming what the floors below offer
     ("api", ("pubharvest",)),
