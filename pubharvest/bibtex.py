@@ -28,7 +28,16 @@ import functools
 import re
 from collections.abc import Iterable
 
-from .citable import PREPRINT, Citable, citable_parts, container_title, csl_type, document_number, issued_parts
+from .citable import (
+    PREPRINT,
+    Citable,
+    citable_parts,
+    container_title,
+    csl_type,
+    document_number,
+    issued_parts,
+    shown_title,
+)
 from .keys import Keys
 from .latex import escape
 from .names import split_name
@@ -129,7 +138,7 @@ def _fields(pub: Citable, entry: str, venue_field: str | None) -> list[tuple[str
     number = document_number(pub)
     fields = [
         ("author", bibtex_authors(pub)),
-        ("title", protect_case(pub.title) if pub.title else None),
+        ("title", protect_case(title) if (title := shown_title(pub)) else None),
         (venue_field, shown_venue(pub) if venue_field else None),
         ("institution" if kind == "report" else "school" if kind == "thesis" else "publisher",
          escape(pub.publisher) if pub.publisher else None),

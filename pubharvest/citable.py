@@ -58,6 +58,15 @@ class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 Citable: TypeAlias = Publication | Bibliographic
 
 
+def shown_title(pub: Citable) -> str | None:
+    """The title as a reader should see it: with "…" where the page cut it short (``title_truncated``).
+
+    >>> shown_title(Publication(title="Triangular norms on", title_truncated=True))
+    'Triangular norms on…'
+    """
+    return f"{pub.title}…" if pub.title and pub.title_truncated else pub.title
+
+
 class VenueParts(NamedTuple):
     container: str | None
     volume: str | None = None

@@ -16,7 +16,16 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from .citable import PREPRINT, Citable, citable_parts, container_title, csl_type, document_number, issued_parts
+from .citable import (
+    PREPRINT,
+    Citable,
+    citable_parts,
+    container_title,
+    csl_type,
+    document_number,
+    issued_parts,
+    shown_title,
+)
 from .keys import Keys
 from .names import split_name
 
@@ -61,7 +70,7 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         "id": key,
         "citation-key": key,
         "type": kind or FALLBACK_TYPE,
-        "title": pub.title,
+        "title": shown_title(pub),
         "author": csl_authors(pub),
         "issued": {"date-parts": [issued]} if issued else None,
         "container-title": container_title(pub),
