@@ -23,7 +23,7 @@ from test_fixtures import PAIRS, WITH_PUBLICATIONS
 
 import pubharvest.parsers as parsers
 from pubharvest.bibtex import bibtex, entry_type
-from pubharvest.citable import Bibliographic, Citable, csl_type
+from pubharvest.citable import Bibliographic, Citable, csl_type, shown_title
 from pubharvest.csl import csl_items
 from pubharvest.keys import Keys, base_key
 from pubharvest.latex import is_invisible
@@ -128,7 +128,8 @@ def assert_bibtex_reads_back(pubs: Sequence[Citable]) -> None:
         assert entry.entry_type == entry_type(pub)
         title = fields.get("title")
         # characters pdflatex has no form for are transliterated (U+02B9 -> ', pubharvest.latex's rule 6)
-        assert title == visible(pub.title) or anyascii(title or "") == anyascii(visible(pub.title) or "")
+        shown = visible(shown_title(pub))  # a cut title ends in its ellipsis
+        assert title == shown or anyascii(title or "") == anyascii(shown or "")
         assert fields.get("year") == (str(pub.year) if pub.year else None)
         assert {k: verbatim.get(k) for k in VERBATIM} == {
             "url": pub.url, "doi": pub.ids.doi, "eprint": pub.ids.arxiv,
