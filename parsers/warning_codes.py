@@ -13,15 +13,17 @@ from __future__ import annotations
 from enum import Enum, unique
 from typing import NamedTuple
 
-__all__ = ["Meaning", "Warn", "codes", "lacks_part"]
+__all__ = ["Meaning", "Warn", "codes", "lacks_part", "untrusted"]
 
 
 class Meaning(NamedTuple):
     """What a warning code means; ``lacks_part``: the record lacks a part its page should give, a
-    warning a record completed from that page keeps."""
+    warning a record completed from that page keeps; ``untrusted``: the page's rows cannot be taken
+    for its listing, so a record carrying it is kept as history and never replaces a stored one."""
 
     meaning: str
     lacks_part: bool = False
+    untrusted: bool = False
 
 
 @unique
@@ -54,6 +56,8 @@ class Warn(Enum):
     count_mismatch = Meaning("a count the page states differs from the number of items it lists")
     # the publications
     rows_unreadable = Meaning("some publication rows lack a part every row has: that field is null")
+    column_unreadable = Meaning("a part every publication row of this layout has was read on no row: "
+                                "the page's markup has drifted", untrusted=True)
     row_count = Meaning("the row range the page states differs from the number of rows read")
     duplicate_rows = Meaning("the page lists the same publication in more than one row")
     unsplit_row = Meaning("a saved-table row's title, authors and venue could not be told apart")
@@ -89,3 +93,13 @@ def lacks_part(code: str) -> bool:
     """Whether ``code`` says the record lacks a part its page should give (False for a code not in the catalogue)."""
     member = Warn.__members__.get(code)
     return member is not None and member.value.lacks_part
+
+
+def untrusted(code: str) -> bool:
+    """Whether a record carrying ``code`` is never to replace a stored record (False for a code not in the catalogue).
+
+    >>> untrusted("column_unreadable"), untrusted("partial")
+    (True, False)
+    """
+    member = Warn.__members__.get(code)
+    return member is not None and member.value.untrusted

@@ -17,7 +17,8 @@ from pubharvest.cli import main
 from pubharvest.parsers.warning_codes import Warn, codes, lacks_part
 
 DOC = ROOT / "docs" / "warnings.md"
-_DOC_ROW = re.compile(r"^\| `(?P<code>[a-z_]+)` \| (?P<meaning>.+?)(?P<lacks> \(\*lacks a part\*\))? \|$")
+_DOC_ROW = re.compile(r"^\| `(?P<code>[a-z_]+)` \| (?P<meaning>.+?)(?P<lacks> \(\*lacks a part\*\))?"
+                      r"(?P<untrusted> \(\*untrusted\*\))? \|$")
 
 
 def pages() -> list[Path]:
@@ -65,8 +66,8 @@ def test_the_schema_lists_the_codes_as_an_enum(capsys: pytest.CaptureFixture[str
 
 def test_the_docs_list_every_code_with_its_meaning() -> None:
     rows = [m for line in DOC.read_text(encoding="utf-8").splitlines() if (m := _DOC_ROW.match(line))]
-    assert [(m["code"], m["meaning"], bool(m["lacks"])) for m in rows] == [
-        (w.name, w.value.meaning, w.value.lacks_part) for w in Warn]
+    assert [(m["code"], m["meaning"], bool(m["lacks"]), bool(m["untrusted"])) for m in rows] == [
+        (w.name, w.value.meaning, w.value.lacks_part, w.value.untrusted) for w in Warn]
 
 
 def test_a_code_not_in_the_catalogue_lacks_nothing() -> None:
