@@ -142,6 +142,12 @@ class Unreadable(ParseError):
     code = "unreadable"
 
 
+class NoPages(PubharvestError):
+    """The inputs named hold nothing to read (an empty folder, a folder of notes) and none failed."""
+
+    code = "no_pages"
+
+
 class FetchError(PubharvestError):
     """A page that could not be fetched; ``transient`` says whether a rerun may succeed."""
 

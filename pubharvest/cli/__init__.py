@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from .. import __version__
-from ..errors import ExitCode
+from ..errors import ExitCode, PubharvestError
 from .options import SITE_TITLES, ArgumentParser, usage_error
 
 
@@ -92,5 +92,8 @@ def run_command(argv: Sequence[str]) -> int:
     except OSError as error:  # inputs' errors are caught per input: this is the output's
         print(f"{getattr(args, 'output', None) or '<stdout>'}: unwritable: {error.strerror or error}",
               file=sys.stderr)
+        return ExitCode.FAILED
+    except PubharvestError as error:  # about the run as a whole (each input's are caught per input)
+        print(f"pubharvest {args.command}: {error.code}: {error.message}", file=sys.stderr)
         return ExitCode.FAILED
     return code

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
+    tally.require_some()
     if args.format == "parquet":
         write_results_parquet(args.output, [*pages, merge(pages)])
         return tally.exit_code()

@@ -31,10 +31,12 @@ def run(args: argparse.Namespace) -> int:
 
         collected = Collected()
         parse_into(args, collected, tally)
+        tally.require_some()
         write_results_parquet(args.output, collected)
         return tally.exit_code()
     with open_output(args.format, args.output, writers(args)) as out:
         parse_into(args, out, tally)
+        tally.require_some()  # inside: a file -o named keeps what it held
     return tally.exit_code()
 
 

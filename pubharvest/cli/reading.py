@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 from pubharvest.parsers import ParseError, Unrecognised
 from pubharvest.parsers.records import PageResult
 
-from ..errors import ExitCode, PubharvestError, Unreadable
+from ..errors import ExitCode, NoPages, PubharvestError, Unreadable
 from ..inputs import input_error, iter_inputs
 
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
@@ -24,22 +24,32 @@ class Tally:
 
     def __init__(self, strict: bool = False, named: Collection[str] = ()) -> None:
         self.strict, self.failures, self.warnings, self.named = strict, 0, 0, frozenset(named)
+        self.results = self.skipped = 0
 
     def failed(self, name: str, error: PubharvestError) -> None:
         """``path: code: message``; for a file found in a folder that no site claims (a README or
         notes beside saved pages) ``path: note: skipped: message``, which is no failure. Named on the
         command line, such a file fails like any other input."""
         if isinstance(error, Unrecognised) and name not in self.named:
+            self.skipped += 1
             print(f"{name}: note: skipped: {error.message}", file=sys.stderr)
             return
         self.failures += 1
         print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
 
     def warned(self, name: str, result: PageResult) -> None:
-        """``path: warning: code: message``, one line per warning of ``result``."""
+        """``path: warning: code: message``, one line per warning of ``result`` (every result read is told here)."""
+        self.results += 1
         for warning in result.warnings:
             self.warnings += 1
             print(f"{name}: warning: {warning.code}: {warning.message}", file=sys.stderr)
+
+    def require_some(self) -> None:
+        """Raise ``NoPages`` when the inputs held nothing to read and nothing failed (an empty folder, a
+        folder of notes): never an empty success, and a ``-o`` file written before is kept."""
+        if not self.results and not self.failures:
+            raise NoPages(f"no page or record pubharvest reads in {', '.join(sorted(self.named))}"
+                          + (f" ({self.skipped} file{'s' * (self.skipped != 1)} skipped)" if self.skipped else ""))
 
     def exit_code(self) -> int:
         """1 when an input failed (or, when strict, any page had a warning), else 0."""

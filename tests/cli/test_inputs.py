@@ -342,6 +342,26 @@ def test_files_no_site_claims_beside_saved_pages_are_skipped_with_a_note(capsys,
     assert f"{folder / 'README.md'}: unrecognised: " in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["parse", "merge", "report"])
+@pytest.mark.parametrize("notes", [(), ("README.md",), ("README.md", "notes.txt")])
+def test_inputs_holding_nothing_to_read_fail_and_keep_the_output(capsys, tmp_path: Path, command: str,
+                                                                 notes: tuple[str, ...]) -> None:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for name in notes:
+        (folder / name).write_text("# My saved Scholar pages\n", encoding="utf-8")
+    output = tmp_path / "out"
+    output.write_text("what an earlier run wrote\n", encoding="utf-8")
+    assert main([command, str(folder), "-o", str(output)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith(f"pubharvest {command}: ") and "Traceback" not in "\n".join(lines)
+    if command != "report":  # report says "nothing to report" in its own words
+        skipped = f" ({len(notes)} file{'s' * (len(notes) != 1)} skipped)" if notes else ""
+        assert lines[-1] == f"pubharvest {command}: no_pages: no page or record pubharvest reads in {folder}{skipped}"
+    assert output.read_text(encoding="utf-8") == "what an earlier run wrote\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "pages"]  # no temporary file left
+
+
 def test_a_cut_page_in_a_folder_still_fails(capsys, tmp_path: Path) -> None:
     folder = tmp_path / "pages"
     folder.mkdir()
