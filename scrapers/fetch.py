@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import time
 from concurrent.futures import Executor
@@ -46,7 +45,7 @@ from pubharvest.errors import (
     Unreachable,
 )
 
-from . import sites
+from . import politeness, sites
 from .archive import ArchiveWriter
 from .engine import Blocks, Event, refused_message, stop_host, timeout_message, too_large_message
 from .job import FetchSettings
@@ -150,9 +149,13 @@ class Fetcher:
             host.robots_error = error
             return
         host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
-        delay = host.robots.crawl_delay(self.settings.user_agent)
-        if delay:
-            host.slow_down(float(delay))
+        delay = politeness.crawl_delay(host.robots.crawl_delay(self.settings.user_agent)).seconds
+        refusal = politeness.too_long(delay, self.settings.max_crawl_delay, "max_crawl_delay", "Crawl-delay")
+        if refusal:  # a Crawl-delay of a year is not waited for: the host's targets are left for a later run
+            self.block(host.name, f"robots.txt {refusal}")
+            host.robots_error = HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
+        elif delay:
+            host.slow_down(delay)
 
     async def get(self, url: str, check_robots: bool = True) -> Response:
         """The response for ``url``, retried as configured; raises a ``FetchError`` subclass."""
@@ -257,10 +260,13 @@ class Fetcher:
             self.block(host.name, reason)
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
-            retry_after = retry_after_seconds(response.headers.get("retry-after"))
-            if retry_after is not None and retry_after > self.settings.max_retry_after:
-                self.block(host.name, f"HTTP {status} asking to wait {retry_after:.0f} s (Retry-After), "
-                                      f"more than max_retry_after = {self.settings.max_retry_after:.0f} s")
+            asked = politeness.retry_after(response.headers.get("retry-after"))
+            if asked.note:
+                self.on_event("note", host=host.name, message=f"{shown}: {asked.note}")
+            retry_after = asked.seconds
+            refusal = politeness.too_long(retry_after, self.settings.max_retry_after, "max_retry_after", "Retry-After")
+            if refusal:
+                self.block(host.name, f"HTTP {status} {refusal}")
                 raise HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
@@ -296,18 +302,9 @@ class Fetcher:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date), else None.
+    """Seconds to wait from a ``Retry-After`` header, read by shape (``politeness.retry_after``), else None.
 
-    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon")
-    (7.0, None, None)
+    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon"), retry_after_seconds("²")
+    (7.0, None, None, None)
     """
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return politeness.retry_after(value).seconds
