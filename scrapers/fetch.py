@@ -36,9 +36,11 @@ from protego import Protego
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from pubharvest.errors import (
+    BadEncoding,
     FetchError,
     HostBlocked,
     HttpError,
+    RedirectRefused,
     ResponseTooLarge,
     RobotsDisallowed,
     TimedOut,
@@ -47,6 +49,7 @@ from pubharvest.errors import (
 
 from . import politeness, sites
 from .archive import ArchiveWriter
+from .codings import BadCoding, DecodedBody, TooLargeDecoded
 from .engine import Blocks, Event, refused_message, stop_host, timeout_message, too_large_message
 from .job import FetchSettings
 from .safety import AddressGuard, redact_headers, redact_text, redact_url
@@ -211,7 +214,7 @@ class Fetcher:
             self._archive(url, None)
             detail = redact_text(str(error)) or "no detail"
             raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {shown}: {detail}")) from None
-        except ResponseTooLarge:
+        except (ResponseTooLarge, BadEncoding):
             self._archive(url, None)
             raise
         finally:
@@ -221,7 +224,8 @@ class Fetcher:
         return self._judge(host, url, response, body, record_id)
 
     async def _read(self, host: Host, url: str, spacing: float) -> tuple[httpx.Response, bytes]:
-        """The response and its body, decompressed as it streams in; ``ResponseTooLarge`` once past ``max_bytes``.
+        """The response and its body, decoded as it streams in (``codings.DecodedBody``): ``ResponseTooLarge``
+        once the decoded bytes pass ``max_bytes``, ``BadEncoding`` when they do not decode.
 
         The host's pace is booked from the moment the request's bytes are written, so that a busy
         event loop between booking and sending cannot bring two requests closer than the interval.
@@ -230,15 +234,17 @@ class Fetcher:
             if spacing and event.endswith("send_request_headers.complete"):
                 host.not_before = max(host.not_before, time.monotonic() + spacing)
 
-        cap = self.settings.max_bytes
+        cap, shown = self.settings.max_bytes, redact_url(url)
         async with self.client.stream("GET", url, extensions={"trace": trace}) as response:
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > cap:
-                    raise ResponseTooLarge(too_large_message(redact_url(url), cap))
-                chunks.append(chunk)
-        return response, b"".join(chunks)
+            try:
+                body = DecodedBody(response.headers.get("content-encoding"), cap)
+                async for chunk in response.aiter_raw():  # raw: httpx would decode a whole chunk at once
+                    body.feed(chunk)
+                return response, body.end()
+            except TooLargeDecoded:
+                raise ResponseTooLarge(too_large_message(shown, cap)) from None
+            except BadCoding as error:
+                raise BadEncoding(f"{shown}: {error}") from None
 
     async def _pace(self, host: Host) -> float:
         """Wait until ``host`` may get the next request, book the time after it; returns the spacing booked."""
@@ -254,7 +260,7 @@ class Fetcher:
 
     def _judge(self, host: Host, url: str, response: httpx.Response, body: bytes, record_id: str | None) -> Response:
         status, shown = response.status_code, redact_url(url)
-        location = str(response.url.join(response.headers["location"])) if response.has_redirect_location else None
+        location = redirect_location(response)
         reason = sites.block_reason(status, location or str(response.url), body)
         if reason:
             self.block(host.name, reason)
@@ -299,6 +305,17 @@ class Fetcher:
         else:
             self.writer.submit(self.archive.exchange, *args)
         return record_id
+
+
+def redirect_location(response: httpx.Response) -> str | None:
+    """Where a 3xx points, as an absolute URL; ``RedirectRefused`` when its ``Location`` is no URL at all."""
+    if not response.has_redirect_location:
+        return None
+    value = response.headers["location"]
+    try:
+        return str(response.url.join(value))
+    except (httpx.InvalidURL, ValueError) as error:
+        raise RedirectRefused(f"redirect to {redact_text(value)[:200]!r} refused: not a URL ({error})") from None
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 import msgspec
 
@@ -188,11 +189,21 @@ def user_agent(spec: JobSpec, name: str) -> str:
     if spec.user_agent:
         if not _CONTACT.search(spec.user_agent):
             raise JobError("user_agent must include a contact (an e-mail address or an http(s) URL)")
-        return spec.user_agent
+        return ascii_header(spec.user_agent)
     if not spec.contact or not _CONTACT.search(spec.contact):
         raise JobError("set contact (an e-mail address or URL the site can reach you at): "
                        "it goes into the User-Agent, so that a site can tell who runs the job")
-    return f"pubharvest/{version()} (job {name}; +{spec.contact})"
+    return ascii_header(f"pubharvest/{version()} (job {name}; +{spec.contact})")
+
+
+def ascii_header(value: str) -> str:
+    """``value`` as an HTTP header can carry it: each non-ASCII or control character percent-encoded
+    as its UTF-8 bytes (a job named ``physik-fakultät``, a contact ``mailto:josé@uni.example``).
+
+    >>> ascii_header("pubharvest/1 (job physik-fakultät; +mailto:josé@uni.example)")
+    'pubharvest/1 (job physik-fakult%C3%A4t; +mailto:jos%C3%A9@uni.example)'
+    """
+    return "".join(c if " " <= c <= "~" else quote(c, safe="") for c in value)
 
 
 def version() -> str:

@@ -83,8 +83,8 @@ def retry_after(value: str | bytes | None, now: float | None = None) -> Asked:
 def crawl_delay(value: float | str | None) -> Asked:
     """The seconds between requests a robots.txt ``Crawl-delay`` asks for (protego gives a float or None).
 
-    >>> crawl_delay(2.5), crawl_delay(None), crawl_delay("abc").note
-    (Asked(seconds=2.5, note=None), Asked(seconds=None, note=None), "Crawl-delay 'abc' ignored: not a number of seconds")
+    >>> crawl_delay(2.5), crawl_delay(None).seconds, crawl_delay("abc").note
+    (Asked(seconds=2.5, note=None), None, "Crawl-delay 'abc' ignored: not a number of seconds")
     """
     if value is None:
         return Asked(None)
