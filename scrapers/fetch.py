@@ -212,11 +212,19 @@ class Fetcher:
             raise _RetryLater(TimedOut(timeout_message(shown, self.settings.timeout))) from None
         except _RETRYABLE_TRANSPORT as error:
             self._archive(url, None)
+            if "location header" in str(error).lower():  # httpx's "Invalid URL in location header": not a glitch
+                raise RedirectRefused(f"{shown} redirected to no URL ({redact_text(str(error))[:200]}): "
+                                      "not followed") from None
             detail = redact_text(str(error)) or "no detail"
             raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {shown}: {detail}")) from None
         except (ResponseTooLarge, BadEncoding):
             self._archive(url, None)
             raise
+        except (httpx.InvalidURL, UnicodeError) as error:  # httpx reads a redirect's Location as it arrives
+            self._archive(url, None)
+            detail = redact_text(str(error))[:200]
+            raise RedirectRefused(f"{shown} answered with a URL that cannot be one ({type(error).__name__}: "
+                                  f"{detail}): not followed") from None
         finally:
             self.stats.fetch_seconds += time.perf_counter() - started
         record_id = self._archive(url, response, body)
