@@ -20,16 +20,21 @@ Exception hierarchy::
     │   ├── LayoutChanged                "layout_changed": a known site without its known structure
     │   ├── BadRecords                   "bad_records": JSON that claims to be records but is not
     │   ├── TooLarge                     "too_large": an input past the size ceiling (after decompression)
+    │   ├── Undecodable                  "undecodable": bytes that are not text in the charset found or declared
+    │   ├── TooDeep                      "too_deep": nesting deeper than a reader follows (JSON 100,000 deep)
     │   └── Unreadable                   "unreadable": a file or folder that cannot be read (permissions, ...)
     ├── FetchError                       "fetch_failed": a page that could not be fetched
     │   ├── Unreachable                  "unreachable": connection errors throughout, or a name that does not resolve
     │   │   └── TimedOut                 "timeout": no whole answer (headers and body) within ``timeout``
     │   ├── ResponseTooLarge             "too_large": a body over ``max_bytes`` once decompressed (also a TooLarge)
-    │   ├── RedirectRefused              "redirect_refused": off the site's hosts, not http(s), or private
+    │   ├── RedirectRefused              "redirect_refused": off the site's hosts, not http(s), private, or no URL
+    │   ├── BadEncoding                  "bad_encoding": a body that does not decode as its Content-Encoding says
     │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
     │   └── RobotsDisallowed             "robots_disallowed"
     ├── JobError                         "job_error": a job that cannot run at all
     ├── MissingDependency                "missing_dependency": an optional extra is not installed
+    ├── OutOfRange                       "out_of_range": a value no store column holds (a count above 2^63)
+    ├── InternalError                    "internal_error": an exception pubharvest did not foresee (a bug)
     └── StoreError                       "store_error": a store that cannot be opened
 
 ``HostBlocked`` and ``NotFound`` are also ``FetchError``, so a scraper catches one family:
@@ -50,10 +55,10 @@ from enum import IntEnum
 __all__ = [
     "PubharvestError",
     "ParseError", "Empty", "Binary", "Truncated", "Blocked", "NotFoundOrPrivate", "Unrecognised",
-    "LayoutChanged", "BadRecords", "TooLarge", "Unreadable", "MAX_INPUT_BYTES",
-    "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "HttpError", "HostBlocked",
-    "NotFound", "RobotsDisallowed",
-    "JobError", "StoreError", "MissingDependency",
+    "LayoutChanged", "BadRecords", "TooLarge", "TooDeep", "Undecodable", "Unreadable", "MAX_INPUT_BYTES",
+    "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "BadEncoding", "HttpError",
+    "HostBlocked", "NotFound", "RobotsDisallowed",
+    "JobError", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
     "PARSE_CODES", "ExitCode",
 ]
 
@@ -134,6 +139,18 @@ class TooLarge(ParseError):
     """The input (after decompression) is larger than the size ceiling: refused before parsing."""
 
     code = "too_large"
+
+
+class Undecodable(ParseError):
+    """Bytes that are not text in the charset the page declares or the one found (a cut UTF-16 page)."""
+
+    code = "undecodable"
+
+
+class TooDeep(ParseError):
+    """The input nests deeper than a reader follows (a JSON body nested 100,000 deep)."""
+
+    code = "too_deep"
 
 
 class Unreadable(ParseError):
@@ -221,6 +238,13 @@ class RedirectRefused(FetchError):
     transient = False
 
 
+class BadEncoding(FetchError):
+    """A body that does not decode as its ``Content-Encoding`` says, or in a coding pubharvest cannot decode."""
+
+    code = "bad_encoding"
+    transient = False
+
+
 class JobError(PubharvestError):
     """A job that cannot run at all: a bad job file, an unknown site, an unwritable path."""
 
@@ -232,6 +256,19 @@ class MissingDependency(PubharvestError):
     the message says what to install."""
 
     code = "missing_dependency"
+
+
+class OutOfRange(PubharvestError):
+    """A value that no store column can hold (an integer above 2^63 - 1): the target's record is not stored."""
+
+    code = "out_of_range"
+
+
+class InternalError(PubharvestError):
+    """An exception pubharvest did not foresee, met on one target (a bug): the message names its type;
+    the job goes on with the other targets."""
+
+    code = "internal_error"
 
 
 class StoreError(PubharvestError):

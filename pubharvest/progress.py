@@ -22,6 +22,7 @@ class Progress:
         self.bar = self.stream.isatty() if bar is None else bar
         self.pages = self.errors = self.done = 0
         self.waiting: dict[str, float] = {}
+        self.notes: set[str] = set()
         self._progress: Bar | None = None
         self._task = cast("TaskID", 0)  # the bar's task, once there is a bar
 
@@ -72,6 +73,11 @@ class Progress:
 
     def _on_wait(self, host: str, seconds: float) -> None:
         self.waiting[host] = time.monotonic() + seconds
+
+    def _on_note(self, host: str, message: str) -> None:
+        if message not in self.notes:  # a value the job ignored (a Retry-After of no known shape): said once
+            self.notes.add(message)
+            self._log(f"{host}: note: {message}")
 
     def _on_blocked(self, host: str, reason: str) -> None:
         if self.verbose or self.bar:  # otherwise the account at the end says it

@@ -23,7 +23,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from pubharvest.errors import Blocked, ExitCode, FetchError, HostBlocked, PubharvestError
+from pubharvest.errors import (
+    Blocked,
+    ExitCode,
+    FetchError,
+    HostBlocked,
+    InternalError,
+    OutOfRange,
+    PubharvestError,
+    RedirectRefused,
+    TooDeep,
+    Undecodable,
+)
 from pubharvest.parsers import parse
 from pubharvest.parsers.records import PageResult, PageWarning, to_json
 
@@ -177,6 +188,10 @@ class Engine:
             host = sites.host_of(url)
             self.stop_host(host, error.message)
             raise HostBlocked(f"{host}: {error.message}") from None
+        except PubharvestError:
+            raise
+        except Exception as error:  # a page no parser foresaw: this target's outcome, not the job's end
+            raise named_error(error, f"parsing {url}") from None
         self.summary.pages += 1
         self.on_event("page", url=url)
         return stamped(result, self.ledger.run, now_utc())
@@ -193,11 +208,21 @@ class Engine:
             if self.archive is not None:
                 self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived),
                                          record.source.fetched_at if record.source else None)
-            for sink in self.sinks:
-                said = sink(self.ledger.run, target, record)
-                if said is not None and outcome.status == "done":
-                    outcome.status, outcome.code, outcome.message = "partial", said.code, said.message
-            self.ledger.commit(target.key, outcome.status, outcome.code, to_json(record))
+            try:
+                for sink in self.sinks:
+                    said = sink(self.ledger.run, target, record)
+                    if said is not None and outcome.status == "done":
+                        outcome.status, outcome.code, outcome.message = "partial", said.code, said.message
+                line = to_json(record)
+            except Exception as error:
+                if is_write_failure(error):  # a full disk, a store gone: the job ends, as documented
+                    raise
+                failed = named_error(error, f"storing {target.key}")
+                outcome = Outcome(target.key, "failed", failed.code, failed.message, outcome.pages)
+                self.ledger.commit(target.key, "failed", outcome.code, None)
+                self.summary.outcomes[target.key] = outcome
+                return
+            self.ledger.commit(target.key, outcome.status, outcome.code, line)
         elif outcome.status == "failed":
             self.ledger.commit(target.key, "failed", outcome.code, None)
         self.summary.outcomes[target.key] = outcome
@@ -232,6 +257,37 @@ def target_end(target: Target, pages: Sequence[PageResult],
     if status == "partial" and not stopped:  # paging stopped by the site's own rule: the record's warning says why
         stopped = next((w.message for w in record.warnings if w.code == "partial"), None)
     return record, Outcome(target.key, status, "partial" if stopped else None, stopped, len(pages))
+
+
+def named_error(error: BaseException, doing: str) -> PubharvestError:
+    """The named outcome of an exception met on one target while ``doing`` something (parsing a page,
+    storing a record): a known trigger gets its code, anything else is ``internal_error`` naming the type.
+
+    >>> named_error(RecursionError("maximum recursion depth exceeded"), "parsing x").code
+    'too_deep'
+    >>> str(named_error(StopIteration(), "parsing x"))
+    'StopIteration while parsing x (a bug in pubharvest: please report it with the page)'
+    """
+    if isinstance(error, PubharvestError):
+        return error
+    detail = f": {str(error).splitlines()[0][:200]}" if str(error).strip() else ""
+    if isinstance(error, RecursionError):
+        return TooDeep(f"{doing}: nested deeper than pubharvest follows")
+    if isinstance(error, UnicodeError):
+        return Undecodable(f"{doing}: {type(error).__name__}{detail}")
+    if isinstance(error, OverflowError):
+        return OutOfRange(f"{doing}: a number too large to store{detail}")
+    if type(error).__name__ == "InvalidURL":  # httpx's, for a redirect or URL it cannot send
+        return RedirectRefused(f"{doing}: not a URL that can be fetched{detail}")
+    return InternalError(f"{type(error).__name__} while {doing}{detail} (a bug in pubharvest: please report it "
+                         "with the page)")
+
+
+def is_write_failure(error: BaseException) -> bool:
+    """Whether ``error`` is a failed write (a full disk, a lost database), which ends the job rather than a target."""
+    from pubharvest.errors import StoreError
+
+    return isinstance(error, (OSError, StoreError)) or type(error).__name__ in ("OperationalError", "InterfaceError")
 
 
 def failure_outcome(target: Target, error: PubharvestError) -> Outcome:

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import time
 from concurrent.futures import Executor
@@ -37,17 +36,20 @@ from protego import Protego
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from pubharvest.errors import (
+    BadEncoding,
     FetchError,
     HostBlocked,
     HttpError,
+    RedirectRefused,
     ResponseTooLarge,
     RobotsDisallowed,
     TimedOut,
     Unreachable,
 )
 
-from . import sites
+from . import politeness, sites
 from .archive import ArchiveWriter
+from .codings import BadCoding, DecodedBody, TooLargeDecoded
 from .engine import Blocks, Event, refused_message, stop_host, timeout_message, too_large_message
 from .job import FetchSettings
 from .safety import AddressGuard, redact_headers, redact_text, redact_url
@@ -150,9 +152,13 @@ class Fetcher:
             host.robots_error = error
             return
         host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
-        delay = host.robots.crawl_delay(self.settings.user_agent)
-        if delay:
-            host.slow_down(float(delay))
+        delay = politeness.crawl_delay(host.robots.crawl_delay(self.settings.user_agent)).seconds
+        refusal = politeness.too_long(delay, self.settings.max_crawl_delay, "max_crawl_delay", "Crawl-delay")
+        if refusal:  # a Crawl-delay of a year is not waited for: the host's targets are left for a later run
+            self.block(host.name, f"robots.txt {refusal}")
+            host.robots_error = HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
+        elif delay:
+            host.slow_down(delay)
 
     async def get(self, url: str, check_robots: bool = True) -> Response:
         """The response for ``url``, retried as configured; raises a ``FetchError`` subclass."""
@@ -206,11 +212,19 @@ class Fetcher:
             raise _RetryLater(TimedOut(timeout_message(shown, self.settings.timeout))) from None
         except _RETRYABLE_TRANSPORT as error:
             self._archive(url, None)
+            if "location header" in str(error).lower():  # httpx's "Invalid URL in location header": not a glitch
+                raise RedirectRefused(f"{shown} redirected to no URL ({redact_text(str(error))[:200]}): "
+                                      "not followed") from None
             detail = redact_text(str(error)) or "no detail"
             raise _RetryLater(Unreachable(f"{type(error).__name__} fetching {shown}: {detail}")) from None
-        except ResponseTooLarge:
+        except (ResponseTooLarge, BadEncoding):
             self._archive(url, None)
             raise
+        except (httpx.InvalidURL, UnicodeError) as error:  # httpx reads a redirect's Location as it arrives
+            self._archive(url, None)
+            detail = redact_text(str(error))[:200]
+            raise RedirectRefused(f"{shown} answered with a URL that cannot be one ({type(error).__name__}: "
+                                  f"{detail}): not followed") from None
         finally:
             self.stats.fetch_seconds += time.perf_counter() - started
         record_id = self._archive(url, response, body)
@@ -218,7 +232,8 @@ class Fetcher:
         return self._judge(host, url, response, body, record_id)
 
     async def _read(self, host: Host, url: str, spacing: float) -> tuple[httpx.Response, bytes]:
-        """The response and its body, decompressed as it streams in; ``ResponseTooLarge`` once past ``max_bytes``.
+        """The response and its body, decoded as it streams in (``codings.DecodedBody``): ``ResponseTooLarge``
+        once the decoded bytes pass ``max_bytes``, ``BadEncoding`` when they do not decode.
 
         The host's pace is booked from the moment the request's bytes are written, so that a busy
         event loop between booking and sending cannot bring two requests closer than the interval.
@@ -227,15 +242,17 @@ class Fetcher:
             if spacing and event.endswith("send_request_headers.complete"):
                 host.not_before = max(host.not_before, time.monotonic() + spacing)
 
-        cap = self.settings.max_bytes
+        cap, shown = self.settings.max_bytes, redact_url(url)
         async with self.client.stream("GET", url, extensions={"trace": trace}) as response:
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > cap:
-                    raise ResponseTooLarge(too_large_message(redact_url(url), cap))
-                chunks.append(chunk)
-        return response, b"".join(chunks)
+            try:
+                body = DecodedBody(response.headers.get("content-encoding"), cap)
+                async for chunk in response.aiter_raw():  # raw: httpx would decode a whole chunk at once
+                    body.feed(chunk)
+                return response, body.end()
+            except TooLargeDecoded:
+                raise ResponseTooLarge(too_large_message(shown, cap)) from None
+            except BadCoding as error:
+                raise BadEncoding(f"{shown}: {error}") from None
 
     async def _pace(self, host: Host) -> float:
         """Wait until ``host`` may get the next request, book the time after it; returns the spacing booked."""
@@ -251,16 +268,19 @@ class Fetcher:
 
     def _judge(self, host: Host, url: str, response: httpx.Response, body: bytes, record_id: str | None) -> Response:
         status, shown = response.status_code, redact_url(url)
-        location = str(response.url.join(response.headers["location"])) if response.has_redirect_location else None
+        location = redirect_location(response)
         reason = sites.block_reason(status, location or str(response.url), body)
         if reason:
             self.block(host.name, reason)
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
-            retry_after = retry_after_seconds(response.headers.get("retry-after"))
-            if retry_after is not None and retry_after > self.settings.max_retry_after:
-                self.block(host.name, f"HTTP {status} asking to wait {retry_after:.0f} s (Retry-After), "
-                                      f"more than max_retry_after = {self.settings.max_retry_after:.0f} s")
+            asked = politeness.retry_after(response.headers.get("retry-after"))
+            if asked.note:
+                self.on_event("note", host=host.name, message=f"{shown}: {asked.note}")
+            retry_after = asked.seconds
+            refusal = politeness.too_long(retry_after, self.settings.max_retry_after, "max_retry_after", "Retry-After")
+            if refusal:
+                self.block(host.name, f"HTTP {status} {refusal}")
                 raise HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
             if retry_after is not None:
                 host.not_before = max(host.not_before, time.monotonic() + retry_after)
@@ -295,19 +315,21 @@ class Fetcher:
         return record_id
 
 
-def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date), else None.
-
-    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon")
-    (7.0, None, None)
-    """
-    if not value:
+def redirect_location(response: httpx.Response) -> str | None:
+    """Where a 3xx points, as an absolute URL; ``RedirectRefused`` when its ``Location`` is no URL at all."""
+    if not response.has_redirect_location:
         return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
+    value = response.headers["location"]
     try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+        return str(response.url.join(value))
+    except (httpx.InvalidURL, ValueError) as error:
+        raise RedirectRefused(f"redirect to {redact_text(value)[:200]!r} refused: not a URL ({error})") from None
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header, read by shape (``politeness.retry_after``), else None.
+
+    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon"), retry_after_seconds("²")
+    (7.0, None, None, None)
+    """
+    return politeness.retry_after(value).seconds

@@ -14,12 +14,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 import msgspec
 
 from pubharvest.errors import JobError
 
 from . import sites
+from .politeness import MAX_CRAWL_DELAY
 
 _CONTACT = re.compile(r"@|https?://")
 MAX_BYTES = 32 * 2**20  # per response, after decompression: Scholar's largest page is under 2 MB
@@ -61,6 +63,7 @@ class JobSpec(_Spec):
     backoff: float = 2.0
     max_backoff: float = 120.0
     max_retry_after: float = 600.0
+    max_crawl_delay: float = MAX_CRAWL_DELAY
     max_bytes: int = MAX_BYTES
     block_wait: float = BLOCK_WAIT
     robots: Literal["obey", "ignore"] = "obey"
@@ -100,6 +103,7 @@ class FetchSettings:
     max_backoff: float
     max_retry_after: float
     robots: str
+    max_crawl_delay: float = MAX_CRAWL_DELAY  # a robots.txt Crawl-delay beyond it leaves the host's targets pending
     max_bytes: int = MAX_BYTES  # a larger response (decompressed) fails its target as too_large
     block_wait: float = BLOCK_WAIT
 
@@ -166,7 +170,8 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
         user_agent=user_agent(spec, name), concurrency=spec.concurrency, per_host=spec.per_host, rate=spec.rate,
         site_rates={s: v.rate for s, v in spec.sites.items() if v.rate is not None}, jitter=spec.jitter,
         timeout=spec.timeout, retries=spec.retries, backoff=spec.backoff, max_backoff=spec.max_backoff,
-        max_retry_after=spec.max_retry_after, robots=spec.robots, max_bytes=spec.max_bytes,
+        max_retry_after=spec.max_retry_after, max_crawl_delay=spec.max_crawl_delay, robots=spec.robots,
+        max_bytes=spec.max_bytes,
         block_wait=spec.block_wait,
     )
     base_urls = {s: v.base_url.rstrip("/") for s, v in spec.sites.items() if v.base_url}
@@ -184,11 +189,21 @@ def user_agent(spec: JobSpec, name: str) -> str:
     if spec.user_agent:
         if not _CONTACT.search(spec.user_agent):
             raise JobError("user_agent must include a contact (an e-mail address or an http(s) URL)")
-        return spec.user_agent
+        return ascii_header(spec.user_agent)
     if not spec.contact or not _CONTACT.search(spec.contact):
         raise JobError("set contact (an e-mail address or URL the site can reach you at): "
                        "it goes into the User-Agent, so that a site can tell who runs the job")
-    return f"pubharvest/{version()} (job {name}; +{spec.contact})"
+    return ascii_header(f"pubharvest/{version()} (job {name}; +{spec.contact})")
+
+
+def ascii_header(value: str) -> str:
+    """``value`` as an HTTP header can carry it: each non-ASCII or control character percent-encoded
+    as its UTF-8 bytes (a job named ``physik-fakultät``, a contact ``mailto:josé@uni.example``).
+
+    >>> ascii_header("pubharvest/1 (job physik-fakultät; +mailto:josé@uni.example)")
+    'pubharvest/1 (job physik-fakult%C3%A4t; +mailto:jos%C3%A9@uni.example)'
+    """
+    return "".join(c if " " <= c <= "~" else quote(c, safe="") for c in value)
 
 
 def version() -> str:
@@ -207,6 +222,8 @@ def _check_limits(spec: JobSpec) -> None:
         raise JobError("concurrency and per_host must be at least 1")
     if spec.rate < 0 or spec.jitter < 0 or spec.timeout <= 0 or spec.retries < 0 or spec.backoff < 0:
         raise JobError("rate, jitter, retries and backoff must not be negative, and timeout must be positive")
+    if spec.max_retry_after < 0 or spec.max_crawl_delay < 0:
+        raise JobError("max_retry_after and max_crawl_delay must not be negative")
     if spec.max_bytes < 1 or spec.block_wait < 0:
         raise JobError("max_bytes must be positive and block_wait must not be negative")
 

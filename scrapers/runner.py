@@ -19,7 +19,7 @@ from pubharvest.errors import HostBlocked, NotFound, PubharvestError, RedirectRe
 from pubharvest.parsers.records import PageResult
 
 from . import sites
-from .engine import Engine, Outcome, Sink, Summary, open_archive, target_end
+from .engine import Engine, Outcome, Sink, Summary, failure_outcome, named_error, open_archive, target_end
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
@@ -69,8 +69,12 @@ class Runner(Engine):
         return self.summary
 
     async def target(self, target: Target) -> None:
-        pages, responses, error = await self.pages(target)
-        record, outcome = target_end(target, pages, error)
+        try:
+            pages, responses, error = await self.pages(target)
+            record, outcome = target_end(target, pages, error)
+        except Exception as unforeseen:  # the last resort: one target's bug is its outcome, never the job's end
+            record, responses = None, []
+            outcome = failure_outcome(target, named_error(unforeseen, f"fetching {target.key}"))
         archived = [r.record_id for r in responses if r.record_id is not None]
         await self.settle(target, outcome, record, archived)
 
@@ -111,7 +115,12 @@ class Runner(Engine):
         only http(s), only to the hosts of the target's site."""
         allowed = site_hosts(site.name, self.job.base_url(site.name)) | {sites.host_of(url)}
         for _ in range(sites.MAX_REDIRECTS + 1):
-            response = await self.fetcher.get(url)
+            try:
+                response = await self.fetcher.get(url)
+            except PubharvestError:
+                raise
+            except Exception as error:  # a URL httpx cannot send, a name the resolver cannot encode
+                raise named_error(error, f"fetching {redact_url(url)}") from None
             if response.location is None:
                 return response
             refusal = site.redirect_refusal(response.location)

@@ -117,6 +117,8 @@ class AddressGuard:
         if name not in self.resolved:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(name, parts.port or 80, type=socket.SOCK_STREAM)
+            except UnicodeError:  # an empty label, one over 63 characters, an xn-- label that is no punycode
+                raise RedirectRefused(f"{redact_url(url)} refused: {name!r} is not a valid host name") from None
             except socket.gaierror as error:
                 if error.errno in _NO_SUCH_NAME:
                     raise Unreachable(f"{name} does not resolve ({error.strerror}): not retried") from None

@@ -318,7 +318,7 @@ def block_reason(status: int, url: str, body: bytes, ok_pages: bool = False) -> 
             refuse_block_pages(Document.from_input(body))
         except Blocked as error:  # worded as the parsers word a 200 block page, so both engines say the same
             return error.message if status == 200 else f"HTTP {status}: {error.message}"
-        except ParseError:  # an empty, binary or undecodable error body is simply not a CAPTCHA page
+        except (ParseError, ValueError, RecursionError):  # an empty, binary or undecodable body is not a CAPTCHA page
             return None
     return None
 

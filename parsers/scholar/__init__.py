@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
+
 from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Unrecognised
 
 from ..page import Document
@@ -58,14 +60,28 @@ def refuse(doc: Document) -> None:
 
 
 def _is_captcha(doc: Document, head: str) -> bool:
+    """Whether the page is Google's CAPTCHA / "unusual traffic" page, by its own markup (the form and
+    box ids of ``SITE.block_markers``, a reCAPTCHA script, a form posting to ``/sorry/``), never by a
+    phrase in its text: a paper titled "I am not a robot" is a paper."""
     # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
     # is searched; a profile's header rules it out first, in one fast scan.
     if doc.contains('id="gsc_prf_in"'):
         return False
-    if any(p in head for p in ("our systems have detected unusual traffic", "not a robot")):
-        return True
-    return (doc.contains("captcha") and any(doc.contains(m) for m in SITE.block_markers)) or doc.contains(
-        "/sorry/index")
+    if not (doc.contains("captcha") or doc.contains("/sorry/")):  # the cheap scan before building the tree
+        return False
+    return bool(_CAPTCHA_MARKUP(doc.selector.root))
+
+
+# Markup only Google's block pages hold (research/scholar/STRUCTURE.md): div#gs_captcha_ccl and
+# form#gs_captcha_f (Scholar), form#captcha-form and div#recaptcha on google.com/sorry/, the DoS
+# interstitial's rc-doscaptcha-body, and the reCAPTCHA widget or script inside a form.
+_CAPTCHA_MARKUP = etree.XPath(
+    "//*[@id='gs_captcha_ccl' or @id='gs_captcha_f' or @id='captcha-form']"
+    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' rc-doscaptcha-body ')]"
+    " | //form[contains(@action, '/sorry/')]"
+    " | //form//*[@id='recaptcha' or contains(concat(' ', normalize-space(@class), ' '), ' g-recaptcha ')]"
+    " | //script[contains(@src, '/recaptcha/')][//form]"
+)
 
 
 def _is_google_signin(head: str) -> bool:

@@ -95,10 +95,11 @@ def parse_legacy_profile(doc: Document) -> PageResult:
 def _legacy_metrics(table: Element) -> Metrics:
     """The six counts of ``table#stats`` (all, since) and the "since" year of its header row."""
     cells = [to_int(element_text(td)) for td in table.iter("td") if "cit-data" in class_names(td)]
-    header = [element_text(td) for td in next(table.iter("tr")).iter("td")]
+    first_row = next(table.iter("tr"), None)  # a table#stats of <div>s has no row: its counts are unread
+    header = [element_text(td) for td in first_row.iter("td")] if first_row is not None else []
     if len(cells) != 6:
         return Metrics()
-    return Metrics(citations=cells[0], citations_since=cells[1], since_year=find_year(header[-1]),
+    return Metrics(citations=cells[0], citations_since=cells[1], since_year=find_year(header[-1]) if header else None,
                    h_index=cells[2], h_index_since=cells[3], i10_index=cells[4], i10_index_since=cells[5])
 
 

@@ -13,7 +13,9 @@ contains ``user=U`` get: an HTTP status (``"429:2"`` adds ``Retry-After: 2``), `
 connection is reset), ``slow:S`` (the answer comes after S seconds), ``captcha`` (``captcha:503``
 sends it with that status), ``hang``, ``redirect:LOCATION`` (a 302), and hostile answers:
 ``gzipbomb:MB`` (a small gzip body that decompresses to MB megabytes), ``huge:MB`` (a body of MB
-megabytes, streamed), ``drip:S`` (one byte every S seconds, after the headers).
+megabytes, streamed), ``drip:S`` (one byte every S seconds, after the headers), and ``answer:NAME``:
+the answer ``site.answer(NAME, status, headers, body)`` stored, sent byte for byte (any header, any
+body; ``Content-Length`` is added unless given).
 Settings change every answer from then on: ``site.ignore_cstart`` makes every Scholar page the first
 one, as a server that ignores ``cstart`` (its "Show more" stays enabled); ``site.delay`` holds back
 every page but robots.txt that many seconds; ``site.change = "rows"`` renames the class of Scholar's
@@ -118,6 +120,7 @@ class Site:
         self.delay = 0.0
         self.change = ""
         self.faults: list[tuple[str, list[str]]] = []
+        self.answers: dict[str, tuple[int, list[tuple[str, str]], bytes]] = {}  # name -> status, headers, body
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
         self.lock = threading.Lock()
         self.server = _Server(("127.0.0.1", port), _handler(self))
@@ -148,6 +151,9 @@ class Site:
             self.fault(match, actions)
         elif command == "set":
             self.set(json.loads(body))
+        elif command == "answer":
+            name, status, headers, text = json.loads(body)
+            self.answers[name] = (status, [tuple(h) for h in headers], text.encode("latin-1"))
         elif command == "clear":
             with self.lock:
                 self.faults.clear()
@@ -240,6 +246,8 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 return self.stream(int(arg) * 2**20, 2**20, 0.0)
             if name == "drip":
                 return self.stream(1000, 1, float(arg))
+            if name == "answer":
+                return self.raw(*site.answers[arg])
             if name == "captcha":
                 return self.answer(int(arg or 200), "text/html; charset=utf-8", site.captcha)
             if name.isdigit():
@@ -258,6 +266,19 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(body)
             except ConnectionError:
                 pass  # the client gave up (a timeout test)
+
+        def raw(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+            """An answer as the test wrote it: header values are Latin-1 text standing for their bytes."""
+            try:
+                self.send_response(status)
+                for key, value in headers:
+                    self.send_header(key, value)
+                if not any(key.lower() == "content-length" for key, _ in headers):
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except ConnectionError:
+                pass
 
         def stream(self, size: int, chunk: int, pause: float) -> None:
             """``size`` bytes of filler, ``chunk`` at a time, ``pause`` seconds apart, until the client leaves."""
@@ -338,6 +359,11 @@ class FakeSite:
 
     def fault(self, match: str, *actions: str) -> None:
         self.control("fault", [match, list(actions)])
+
+    def answer(self, name: str, status: int, headers: list[tuple[str, str | bytes]], body: bytes) -> None:
+        """Store an answer that ``answer:NAME`` sends as given (a bytes header value is sent byte for byte)."""
+        sent = [(k, v.decode("latin-1") if isinstance(v, bytes) else v) for k, v in headers]
+        self.control("answer", [name, status, sent, body.decode("latin-1")])
 
     def clear_faults(self) -> None:
         self.control("clear", {})
