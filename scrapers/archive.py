@@ -34,6 +34,7 @@ from typing import BinaryIO, Protocol, cast
 
 import msgspec
 
+from pubharvest.errors import NotOurFile
 from pubharvest.parsers.records import PageResult
 
 from . import sites
@@ -64,6 +65,7 @@ class ArchiveWriter:
 
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        check_own_archive(path, info.get("job"))
         cut_damaged_tail(path)
         self.stream = open(path, "ab", buffering=0)  # unbuffered: nothing half-written waits in a buffer
         self.end = self.stream.seek(0, os.SEEK_END)
@@ -146,6 +148,66 @@ class ArchiveWriter:
                 self.sync()
         finally:
             self.stream.close()
+
+
+_HALF_WRITTEN_INFO = 4096  # larger than any warcinfo record a job writes
+
+
+def check_own_archive(path: Path, job: str | None) -> None:
+    """``NotOurFile`` unless ``path`` is missing, empty, or this job's archive: a WARC (gzipped or not)
+    whose first record is a pubharvest ``warcinfo`` naming ``job`` (or, under 4 KiB, a WARC record cut
+    short: the job's first write, killed). So a typo, the output file or a link to another file is never
+    truncated by the repair of a damaged tail."""
+    if path.is_symlink() and not path.exists():
+        raise NotOurFile(f"{path}: a symbolic link to nothing: the job does not write through it")
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    if not path.is_file():
+        raise NotOurFile(f"{path}: not a file: it cannot be the job's WARC archive")
+    size = path.stat().st_size
+    start = _decoded_start(path)
+    info = _warcinfo_fields(start)
+    if info is not None and info.get("software") == "pubharvest" and info.get("job") == job:
+        return
+    if info is None and start.startswith(WARC_MAGIC) and size < _HALF_WRITTEN_INFO and not _any_whole(path):
+        return
+    what = ("a WARC archive of another job or tool" if info is not None or start.startswith(WARC_MAGIC)
+            else "not a WARC archive")
+    raise NotOurFile(f"{path}: {what}, not this job's archive: refusing to write into it or cut it; "
+                     "give the job's warc a file of its own")
+
+
+def _any_whole(path: Path) -> bool:
+    with open(path, "rb") as stream:
+        return any(span.records is not None for span in spans(stream))
+
+
+def _decoded_start(path: Path) -> bytes:
+    """The first bytes of the file's first record, decompressed when it is gzip (what can be; b"" if none)."""
+    with open(path, "rb") as stream:
+        head = stream.read(_CHUNK)
+    if not head.startswith(GZIP_MAGIC):
+        return head
+    try:
+        return zlib.decompressobj(wbits=31).decompress(head, _CHUNK)
+    except zlib.error:
+        return b""
+
+
+def _warcinfo_fields(data: bytes) -> dict[str, str] | None:
+    """The ``name: value`` fields of the whole ``warcinfo`` record ``data`` starts with, or None."""
+    head_end = data.find(b"\r\n\r\n")
+    if not data.startswith(WARC_MAGIC) or head_end < 0:
+        return None
+    head = data[:head_end + 2]
+    length = _content_length(head)
+    if not re.search(rb"\r\nWARC-Type:[ \t]*warcinfo[ \t]*\r\n", head, re.IGNORECASE) or length is None:
+        return None
+    body = data[head_end + 4:head_end + 4 + length]
+    if len(body) < length:
+        return None
+    fields = (line.split(":", 1) for line in body.decode("utf-8", "replace").splitlines() if ":" in line)
+    return {name.strip(): value.strip() for name, value in fields}
 
 
 def _write_all(stream: BinaryIO, data: bytes) -> None:
