@@ -129,6 +129,7 @@ _UPSERT_PUBLICATION = """INSERT INTO publications
     ON CONFLICT (site, publication_id) DO UPDATE SET title = excluded.title, year = excluded.year,
         citations = excluded.citations, record = excluded.record, last_run = excluded.last_run,
         updated_at = excluded.updated_at"""
+_INSERT_PUBLICATION = _UPSERT_PUBLICATION.split("ON CONFLICT")[0] + "ON CONFLICT (site, publication_id) DO NOTHING"
 _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_id, citations, taken_at)
     VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
@@ -368,7 +369,8 @@ class Store:
             db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
             # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
-            db.executemany(_UPSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
+            trusted = not any(untrusted(w.code) for w in warnings)  # drifted rows never replace a good record
+            db.executemany(_UPSERT_PUBLICATION if trusted else _INSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
                                                   to_json(pub).decode(), run, now) for _, pub_id, pub in keyed])
             db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
