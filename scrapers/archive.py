@@ -283,12 +283,25 @@ class Work:
 
 
 class _File:
-    """Reads of a stream at an offset, each counted in ``work``."""
+    """Reads of a stream at an offset through one cached block (trying candidate records close together
+    reads each stretch once), what is read from the stream counted in ``work``."""
+
+    BLOCK = 4 * _CHUNK
 
     def __init__(self, stream: BinaryIO, work: Work, size: int) -> None:
         self.stream, self.work, self.size = stream, work, size
+        self.block_at, self.block = 0, b""
 
     def read(self, at: int, count: int) -> bytes:
+        count = max(0, min(count, self.size - at))
+        if not (self.block_at <= at and at + count <= self.block_at + len(self.block)):
+            self.stream.seek(at)
+            self.block_at, self.block = at, self.stream.read(max(count, self.BLOCK))
+            self.work.spend(read=len(self.block))
+        return self.block[at - self.block_at:at - self.block_at + count]
+
+    def peek(self, at: int, count: int) -> bytes:
+        """A few bytes far from the cached block, read without replacing it."""
         self.stream.seek(at)
         data = self.stream.read(max(0, min(count, self.size - at)))
         self.work.spend(read=len(data))
@@ -330,7 +343,7 @@ def spans(stream: BinaryIO, work: Work | None = None) -> Iterator[Span]:
     gzipped = file.read(0, 2) == GZIP_MAGIC[:2]
     try_at, magic = (_member_at, GZIP_MAGIC) if gzipped else (_plain_record_at, WARC_MAGIC)
     at = 0
-    candidates = _Candidates(file, magic)
+    candidates = _Candidates(_File(stream, work, size), magic)  # its own cached block, scanning ahead
     try:
         while at < size:
             tried = try_at(file, at)
@@ -385,14 +398,16 @@ class _Candidates:
 
 def _member_at(file: _File, start: int) -> _Tried:
     """The WARC bytes of the gzip member at ``start``, if it is whole: its decoded size within
-    ``MAX_RECORD_BYTES``, its first bytes a WARC record's. A member that is whole as gzip but too large
-    or not whole WARC records is skipped to its end."""
+    ``MAX_RECORD_BYTES``, its first bytes a WARC record's. A member that is whole as gzip but not whole
+    WARC records is skipped to its end; one that decodes past the ceiling is not decoded further."""
+    if not _gzip_header_at(file, start):
+        return _Tried(None, None)
     inflater = zlib.decompressobj(wbits=31)  # gzip: checks the CRC and length trailer
     data = bytearray()
-    at = start
-    too_large = False
+    at, step = start, 64  # a false start fails in its first bytes: read more only as the member goes on
     while not inflater.eof:
-        chunk = inflater.unconsumed_tail or file.read(at, _CHUNK)
+        chunk = inflater.unconsumed_tail or file.read(at, step)
+        step = min(step * 4, _CHUNK)
         if not inflater.unconsumed_tail:
             at += len(chunk)
         if not chunk:
@@ -402,21 +417,44 @@ def _member_at(file: _File, start: int) -> _Tried:
         except zlib.error:
             return _Tried(None, None)
         file.work.spend(decoded=len(out))
-        if not too_large:
-            data += out
-            if len(data) >= len(WARC_MAGIC) and not data.startswith(WARC_MAGIC):
-                return _Tried(None, None)  # not a WARC record's member: look no further
-            too_large = len(data) > MAX_RECORD_BYTES
-            if too_large:
-                data = bytearray()
-    end = at - len(inflater.unused_data) - len(inflater.unconsumed_tail)
-    if too_large:
-        return _Tried(None, end, f"a record larger than {MAX_RECORD_BYTES} bytes decoded (the ceiling of one record)")
+        data += out
+        if len(data) < len(WARC_MAGIC) and at - start > _FIELD_LIMIT * 4:
+            return _Tried(None, None)  # no record begins within its first bytes
+        if len(data) >= len(WARC_MAGIC) and not data.startswith(WARC_MAGIC):
+            return _Tried(None, None)  # not a WARC record's member: look no further
+        if len(data) > MAX_RECORD_BYTES:  # a bomb, or a record no job writes: not decoded further
+            return _Tried(None, None, f"a record larger than {MAX_RECORD_BYTES} bytes decoded (the ceiling of "
+                                      "one record)")
+    end = at - len(inflater.unused_data)  # (at the end, unconsumed_tail holds the same bytes)
     if not data.startswith(WARC_MAGIC):
         return _Tried(None, None)
     whole = bytes(data)
     return _Tried(whole, end) if _whole_records(whole) else _Tried(None, end, "not whole WARC records (a bad header "
                                                                            "or Content-Length)")
+
+
+_FIELD_LIMIT = 1024  # a gzip header's extra field, file name or comment: longer is no archive's member
+
+
+def _gzip_header_at(file: _File, start: int) -> bool:
+    """Whether a gzip member's header (RFC 1952) starts at ``start``, its optional fields short: a check
+    in a few bytes, so that a stretch full of the magic bytes is not handed to zlib at each one."""
+    head = file.read(start, 10)
+    if len(head) < 10 or not head.startswith(GZIP_MAGIC) or head[3] & 0xE0:
+        return False
+    flags, at = head[3], start + 10
+    if flags & 0x04:  # FEXTRA: two bytes of length, then the field
+        extra = int.from_bytes(file.read(at, 2), "little")
+        if extra > _FIELD_LIMIT:
+            return False
+        at += 2 + extra
+    for flag in (0x08, 0x10):  # FNAME, FCOMMENT: zero-terminated
+        if flags & flag:
+            end = file.read(at, _FIELD_LIMIT).find(b"\0")
+            if end < 0:
+                return False
+            at += end + 1
+    return True
 
 
 def _plain_record_at(file: _File, start: int) -> _Tried:
@@ -430,15 +468,26 @@ def _plain_record_at(file: _File, start: int) -> _Tried:
         head = file.read(start, MAX_HEADER_BYTES + 4)
     head_end = head.find(b"\r\n\r\n")
     length = _content_length(head[:head_end + 2]) if head_end > 0 else None
-    if length is None:
+    if length is None or not _names_mandatory_fields(head[:head_end]):
         return _Tried(None, None)
     end = start + head_end + 4 + length + 4
-    if end > file.size or file.read(end - 4, 4) != b"\r\n\r\n":
+    if end > file.size or file.peek(end - 4, 4) != b"\r\n\r\n":
         return _Tried(None, None)
     if end - start > MAX_RECORD_BYTES:
         return _Tried(None, end, f"a record larger than {MAX_RECORD_BYTES} bytes (the ceiling of one record)")
     data = file.read(start, end - start)
     return _Tried(data, end) if _whole_records(data) else _Tried(None, None)
+
+
+_MANDATORY = (b"\r\nwarc-type:", b"\r\nwarc-record-id:", b"\r\nwarc-date:")
+
+
+def _names_mandatory_fields(head: bytes) -> bool:
+    """Whether a plain record's header has the fields every WARC record has (WARC 1.1, section 5), so that
+    a stretch of bare ``WARC/1.1`` lines with a ``Content-Length`` is not taken for a record that swallows
+    the real ones after it."""
+    lowered = head.lower()
+    return all(field in lowered for field in _MANDATORY)
 
 
 def _whole_records(data: bytes) -> bool:
