@@ -53,6 +53,7 @@ class Warn(Enum):
     coauthors_unreadable = Meaning("a part of the co-author list could not be read")
     coauthors_missing = Meaning("the full co-author list could not be fetched", lacks_part=True)
     histogram_unreadable = Meaning("a part of the citations-per-year chart could not be read")
+    value_out_of_range = Meaning("a number outside 64 bits, which no store column holds: it was stored as null")
     count_mismatch = Meaning("a count the page states differs from the number of items it lists")
     # the publications
     rows_unreadable = Meaning("some publication rows lack a part every row has: that field is null")

@@ -32,6 +32,7 @@ Exception hierarchy::
     │   ├── HttpError                    "http_error": 404, or 429/5xx after the retries
     │   └── RobotsDisallowed             "robots_disallowed"
     ├── JobError                         "job_error": a job that cannot run at all
+    │   └── NotOurFile                   "not_our_file": a file of the job that another writer grew or owns
     ├── MissingDependency                "missing_dependency": an optional extra is not installed
     ├── OutOfRange                       "out_of_range": a value no store column holds (a count above 2^63)
     ├── InternalError                    "internal_error": an exception pubharvest did not foresee (a bug)
@@ -58,7 +59,7 @@ __all__ = [
     "LayoutChanged", "BadRecords", "TooLarge", "TooDeep", "Undecodable", "Unreadable", "MAX_INPUT_BYTES",
     "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "BadEncoding", "HttpError",
     "HostBlocked", "NotFound", "RobotsDisallowed",
-    "JobError", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
+    "JobError", "NotOurFile", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
     "PARSE_CODES", "ExitCode",
 ]
 
@@ -251,6 +252,13 @@ class JobError(PubharvestError):
     code = "job_error"
 
 
+class NotOurFile(JobError):
+    """A file the job writes holds what another writer put there (an output another job appends to, an
+    archive path naming a file that is not this job's archive): refused, never cut or truncated."""
+
+    code = "not_our_file"
+
+
 class MissingDependency(PubharvestError):
     """A call that needs an optional extra (pandas and pyarrow for ``frames`` and Parquet) without it;
     the message says what to install."""
@@ -294,5 +302,6 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad input before anything ran: arguments, a job file, a store that cannot be opened
     BLOCKED = 3  # a site blocked the job (a CAPTCHA, 403, a long Retry-After); rerun later to resume
     UNREACHABLE = 4  # no host could be reached and no target got a record
+    NOT_OUR_FILE = 5  # a file of the job holds another writer's data: refused, nothing cut; nothing ran
     INTERRUPTED = 130  # stopped by Ctrl-C; what was committed stays, a rerun resumes
     TERMINATED = 143  # stopped by SIGTERM (128 + 15), as gracefully as by Ctrl-C

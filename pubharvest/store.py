@@ -41,7 +41,7 @@ import msgspec
 import msgspec.inspect
 
 from pubharvest.parsers.records import PageResult, PageWarning, Publication, id_value, to_json
-from pubharvest.parsers.warning_codes import Warn
+from pubharvest.parsers.warning_codes import Warn, untrusted
 
 from .errors import StoreError
 
@@ -94,7 +94,7 @@ SCHEMA = (
         position INTEGER NOT NULL, PRIMARY KEY (site, profile_id, run_id, publication_id))""",
     """CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)""",
 )
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = 2
 # The columns of ``Store.citation_history``, in order.
 HISTORY_KEYS = ("site", "publication_id", "run_id", "taken_at", "citations", "title", "profile_id", "profile_name")
 # The tables a store of any version has: a file without them is not a pubharvest store.
@@ -113,8 +113,11 @@ _MIGRATIONS = (
     "INSERT INTO store_meta (name, value) VALUES ('schema', '2') "
     "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 )
-# Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export.
+# Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export
+# (besides these, every code the catalogue marks ``untrusted``: drifted markup).
 INCOMPLETE = frozenset({Warn.partial.name, Warn.shrunk.name})
+# What an INTEGER column holds in SQLite and PostgreSQL (BIGINT): a count outside it is stored as null.
+INT64 = range(-2**63, 2**63)
 
 _UPSERT_PROFILE = """INSERT INTO profiles (site, profile_id, name, url, record, first_run, last_run, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -126,6 +129,7 @@ _UPSERT_PUBLICATION = """INSERT INTO publications
     ON CONFLICT (site, publication_id) DO UPDATE SET title = excluded.title, year = excluded.year,
         citations = excluded.citations, record = excluded.record, last_run = excluded.last_run,
         updated_at = excluded.updated_at"""
+_INSERT_PUBLICATION = _UPSERT_PUBLICATION.split("ON CONFLICT")[0] + "ON CONFLICT (site, publication_id) DO NOTHING"
 _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_id, citations, taken_at)
     VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
@@ -184,8 +188,15 @@ class _Dialect:
             yield _Sql(connection, self)
 
     def create_schema(self, connection: Connection) -> None:
-        with self.transaction(connection) as db:
-            _create_schema(db)
+        try:
+            problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                raise StoreError(f"damaged ({problems[0]}): not written into")
+            with self.transaction(connection) as db:
+                writable_check(db, self.tables(connection), foreign_check=True)
+                _create_schema(db)
+        except sqlite3.DatabaseError as error:  # random bytes, a cut file, a damaged page
+            raise StoreError(f"not a readable pubharvest store ({_first_line(error)}): not written into") from None
 
 
 def _create_schema(db: _Sql) -> None:
@@ -193,9 +204,34 @@ def _create_schema(db: _Sql) -> None:
     for statement in SCHEMA:
         db.execute(statement)
     version = db.execute("SELECT value FROM store_meta WHERE name = 'schema'").fetchone()
-    if version is None or version[0] < SCHEMA_VERSION:
+    if version is None or schema_number(version[0]) < SCHEMA_VERSION:
         for statement in _MIGRATIONS:
             db.execute(statement)
+
+
+def schema_number(value: object) -> int:
+    """A stored schema version as a number (versions are compared as numbers: 10 is newer than 2).
+
+    >>> schema_number("10") > schema_number("2")
+    True
+    """
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise StoreError(f"its schema version {value!r} is not a number: a damaged or foreign store") from None
+
+
+def writable_check(db: _Sql, tables: set[str], foreign_check: bool) -> None:
+    """Raise ``StoreError`` unless a job may write into the store: written by a newer pubharvest (a
+    schema version above ours), or (SQLite) a database whose tables are not pubharvest's."""
+    if foreign_check and tables and not STORE_TABLES <= tables:
+        raise StoreError(f"not a pubharvest store (it holds other tables: {', '.join(sorted(tables)[:5])}): "
+                         "not written into; give the job a store file of its own")
+    if "store_meta" in tables:
+        version = db.execute("SELECT value FROM store_meta WHERE name = 'schema'").fetchone()
+        if version is not None and schema_number(version[0]) > SCHEMA_VERSION:
+            raise StoreError(f"written by a newer pubharvest (schema {version[0]}; this version writes schema "
+                             f"{SCHEMA_VERSION}): not written into; upgrade pubharvest to use it")
 
 
 class _Postgres(_Dialect):
@@ -241,6 +277,7 @@ class _Postgres(_Dialect):
             # workers starting together would race on CREATE TABLE IF NOT EXISTS (a unique violation
             # in pg_type); one advisory lock for the length of this transaction serialises them
             db.execute("SELECT pg_advisory_xact_lock(7303652)")
+            writable_check(db, self.tables(connection), foreign_check=False)
             _create_schema(db)
 
 
@@ -289,6 +326,12 @@ class Store:
             else:
                 self.dialect.create_schema(self.connection)
                 self.tables = self.dialect.tables(self.connection)
+        except StoreError as error:
+            self.connection.close()
+            where = without_password(str(path))
+            if error.message.startswith(("cannot open", "the store (", where)):
+                raise
+            raise StoreError(f"{where}: {error.message}") from None
         except BaseException:
             self.connection.close()
             raise
@@ -311,6 +354,7 @@ class Store:
         with their citations snapshotted; it becomes the exported record unless it is incomplete and
         a complete one is stored. Returns the ``shrunk`` warning when the record has one."""
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        result = within_int64(result)
         site, profile_id = result.site, profile_key(result, fallback_id)
         name = result.profile.name if result.profile else None
         keyed = [(position, publication_key(site, pub), pub)
@@ -320,12 +364,13 @@ class Store:
             shrunk = shrink_warning(result, previous)
             warnings = result.warnings + ([shrunk] if shrunk else [])
             profile = to_json(msgspec.structs.replace(result, publications=[], warnings=warnings)).decode()
-            complete = not any(w.code in INCOMPLETE for w in warnings)
+            complete = not any(w.code in INCOMPLETE or untrusted(w.code) for w in warnings)
             db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now))
             db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
             # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
-            db.executemany(_UPSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
+            trusted = not any(untrusted(w.code) for w in warnings)  # drifted rows never replace a good record
+            db.executemany(_UPSERT_PUBLICATION if trusted else _INSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
                                                   to_json(pub).decode(), run, now) for _, pub_id, pub in keyed])
             db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
@@ -409,6 +454,41 @@ def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> Page
         return None
     return PageWarning(code=Warn.shrunk.name, message=f"lists {count} publications where run {run} listed {before}: "
                                               "kept, but not exported while that record stands")
+
+
+_LONG_NUMBER = re.compile(rb"\d{19,}")  # no int of 64 bits has more digits than 19
+
+
+def within_int64(result: PageResult) -> PageResult:
+    """``result`` with every number outside 64 bits (what a database column holds) as null, with a
+    ``value_out_of_range`` warning naming each; ``result`` itself when it has none (the usual case).
+
+    >>> r = within_int64(PageResult(site="scholar", page="profile", publications=[Publication(citations=2**64)]))
+    >>> r.publications[0].citations, r.warnings[0].code
+    (None, 'value_out_of_range')
+    """
+    if not _LONG_NUMBER.search(to_json(result)):
+        return result
+    found: list[str] = []
+    data = _nulled(msgspec.to_builtins(result), "", found)
+    record = msgspec.convert(data, PageResult)
+    record.warnings += [PageWarning(code=Warn.value_out_of_range.name,
+                                    message=f"{where} is outside what a store holds (64 bits): stored as null")
+                        for where in found]
+    return record
+
+
+def _nulled(value: Any, where: str, found: list[str]) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value not in INT64:
+        found.append(where.lstrip("."))
+        return None
+    if isinstance(value, dict):
+        return {key: _nulled(item, f"{where}.{key}", found) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_nulled(item, f"{where}[{index}]", found) for index, item in enumerate(value)]
+    return value
 
 
 def decoded(data: str | bytes, kind: type[_Struct]) -> _Struct:

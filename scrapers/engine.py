@@ -37,6 +37,7 @@ from pubharvest.errors import (
 )
 from pubharvest.parsers import parse
 from pubharvest.parsers.records import PageResult, PageWarning, to_json
+from pubharvest.parsers.warning_codes import untrusted
 
 from . import sites
 from .archive import ArchiveWriter, stamped
@@ -205,6 +206,7 @@ class Engine:
         journal.py). A pending target without a record leaves nothing: a rerun fetches it again.
         """
         if record is not None:
+            distrust(record, outcome)
             if self.archive is not None:
                 self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived),
                                          record.source.fetched_at if record.source else None)
@@ -232,6 +234,16 @@ class Engine:
         for key in keys:
             self.summary.outcomes.setdefault(key, Outcome(key, "pending", code,
                                                           "the job stopped before this target finished"))
+
+
+def distrust(record: PageResult, outcome: Outcome) -> None:
+    """A ``done`` outcome made ``partial`` when the record carries a warning the catalogue marks
+    untrusted (drifted markup: a part every row has was read on no row); the store keeps such a record
+    as history only."""
+    found = next((w for w in record.warnings if untrusted(w.code)), None)
+    if found is not None and outcome.status == "done":
+        outcome.status, outcome.code = "partial", found.code
+        outcome.message = f"{found.message}; kept as history, the stored record stands"
 
 
 def now_utc() -> str:

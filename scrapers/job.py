@@ -125,6 +125,28 @@ class Job:
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
 
+    def __post_init__(self) -> None:  # also on dataclasses.replace, so command-line overrides are checked
+        check_distinct_files(self)
+
+
+def check_distinct_files(job: Job) -> None:
+    """``JobError`` when two of the job's files (output, warc, journal, an SQLite store) are one file,
+    by name, relative path, symbolic link or hard link."""
+    named = [(key, path) for key, path in (("output", job.output), ("warc", job.warc), ("journal", job.journal),
+                                           ("store", job.store)) if isinstance(path, Path)]
+    for index, (key, path) in enumerate(named):
+        for other, other_path in named[:index]:
+            if same_file(path, other_path):
+                raise JobError(f"{other} and {key} name the same file ({other_path}): each needs a file of its own")
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same resolved path, or (both existing) the same inode."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
 
 def load_job(path: str | Path) -> Job:
     """The job in the TOML file at ``path``; raises ``JobError`` with one clear line."""

@@ -6,7 +6,10 @@ The journal is a JSON Lines file beside the job. A run starts with ``{"run", "ev
 is the size of the output file once it holds that record. On opening, the output is cut back to
 the last ``end`` the journal knows: a record whose journal line never made it (a kill between
 the two writes) is removed and its target fetched again, so it is never there twice; a line
-cut short by a crash is ignored.
+cut short by a crash is ignored. Only this job's own record is cut: before appending one, the
+journal notes ``{"writing": length, "sha256", "at": end}``, and what follows the last ``end`` is
+cut only when it is that record, whole or cut short; anything else (lines another job appended)
+is refused with one line (``NotOurFile``), never cut.
 
 One runner per job: opening the ledger takes an exclusive ``flock`` on ``JOURNAL.lock`` (beside the
 journal; beside the output when there is no journal) before it reads or cuts anything, and holds it
@@ -18,6 +21,7 @@ stale lock never blocks a rerun; a second runner of the same job meanwhile refus
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, cast, get_args
 
-from pubharvest.errors import JobError
+from pubharvest.errors import JobError, NotOurFile
 
 # How a target ended: done; partial (done, but not every page could be fetched); failed (nothing a
 # rerun would change); pending (a rerun fetches it again). All but pending finish it for its run.
@@ -70,7 +74,7 @@ class Ledger:
                     if e.get("run") == last_run and e.get("outcome") in FINISHED}
         ends = [e["end"] for e in entries if "end" in e]
         ledger._end = ends[-1] if ends else _size(output)
-        ledger._cut_output()
+        ledger._cut_output(_last_intent(entries))
         if last_run and not new_run and not set(targets) <= set(finished):
             ledger.run, ledger.finished = last_run, finished
         else:
@@ -81,8 +85,11 @@ class Ledger:
     def commit(self, target: str, outcome: Status, code: str | None, record: bytes | None) -> None:
         """Append ``record`` (one JSON line) to the output, then note the target's outcome in the journal."""
         if record is not None and self.output is not None:
+            line = record + b"\n"
+            self._append({"run": self.run, "target": target, "writing": len(line),
+                          "sha256": hashlib.sha256(line).hexdigest(), "at": self._end})
             with open(self.output, "ab") as stream:
-                stream.write(record + b"\n")
+                stream.write(line)
                 stream.flush()
                 os.fsync(stream.fileno())
                 self._end = stream.tell()
@@ -102,13 +109,24 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _cut_output(self) -> None:
+    def _cut_output(self, intent: dict[str, Any] | None) -> None:
+        """Cut the output back to the journal's last length, when what follows is this job's own record
+        whose journal line never made it (whole or half-written); anything else there is another
+        writer's, and the job refuses (``NotOurFile``) rather than cut it."""
         if self.output is None:
             return
         self.output.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.output, "ab") as stream:
-            if stream.tell() > self._end:
-                stream.truncate(self._end)
+        with open(self.output, "a+b") as stream:
+            size = stream.seek(0, os.SEEK_END)
+            if size <= self._end:
+                return
+            stream.seek(self._end)
+            tail = stream.read(min(size - self._end, _intended(intent) + 1))
+            if not _own_tail(tail, intent, self._end):
+                raise NotOurFile(f"{self.output}: the {size - self._end} bytes after byte {self._end} were not "
+                                 "written by this job (another job or program appends to this file): refusing "
+                                 "to cut them; give each job its own output file")
+            stream.truncate(self._end)
 
     def _append(self, entry: dict[str, object]) -> None:
         if self.journal is None:
@@ -120,6 +138,28 @@ class Ledger:
             stream.write(json.dumps(entry).encode() + b"\n")
             stream.flush()
             os.fsync(stream.fileno())
+
+
+def _last_intent(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last entry when it says a record was being written (nothing noted since: its outcome never was)."""
+    return entries[-1] if entries and "writing" in entries[-1] else None
+
+
+def _intended(intent: dict[str, Any] | None) -> int:
+    """How many bytes the journal last said a record would take (0 when it said none)."""
+    length = intent.get("writing") if intent else None
+    return length if isinstance(length, int) and length > 0 else 0
+
+
+def _own_tail(tail: bytes, intent: dict[str, Any] | None, end: int) -> bool:
+    """Whether ``tail``, what the output holds after byte ``end``, is the record the journal last said
+    it was writing there: all of it (the same hash) or its start cut short (shorter, no line end)."""
+    length = _intended(intent)
+    if intent is None or intent.get("at") != end or not length:
+        return False
+    if len(tail) == length:
+        return hashlib.sha256(tail).hexdigest() == intent.get("sha256")
+    return len(tail) < length and b"\n" not in tail
 
 
 def lock_path(journal: Path) -> Path:

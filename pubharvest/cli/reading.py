@@ -40,9 +40,9 @@ class Tally:
     def warned(self, name: str, result: PageResult) -> None:
         """``path: warning: code: message``, one line per warning of ``result`` (every result read is told here)."""
         self.results += 1
-        for warning in result.warnings:
+        for line in warning_lines(name, result):
             self.warnings += 1
-            print(f"{name}: warning: {warning.code}: {warning.message}", file=sys.stderr)
+            print(line, file=sys.stderr)
 
     def require_some(self) -> None:
         """Raise ``NoPages`` when the inputs held nothing to read and nothing failed (an empty folder, a
@@ -54,6 +54,11 @@ class Tally:
     def exit_code(self) -> int:
         """1 when an input failed (or, when strict, any page had a warning), else 0."""
         return ExitCode.FAILED if self.failures or (self.strict and self.warnings) else ExitCode.OK
+
+
+def warning_lines(name: str, result: PageResult) -> list[str]:
+    """``name: warning: code: message`` for each warning of ``result`` (``parse`` and ``scrape`` alike)."""
+    return [f"{name}: warning: {warning.code}: {warning.message}" for warning in result.warnings]
 
 
 def read_each(args: argparse.Namespace, tally: Tally, archives: list[str],

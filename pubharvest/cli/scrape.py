@@ -32,10 +32,11 @@ from pubharvest.scrapers.job import (
 from pubharvest.scrapers.runner import run_job
 from pubharvest.scrapers.sites import host_of
 
-from ..errors import ExitCode, JobError, PubharvestError
+from ..errors import ExitCode, JobError, NotOurFile, PubharvestError
 from ..progress import Progress
 from ..store import Store, is_database_url, without_password
 from .options import SITE_NAMES
+from .reading import warning_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         if not getattr(args, "force", False):
             refuse_recent_blocks(job)
         store = Store(job.store) if job.store else None
-        sinks = _sinks(job, store)
+        warned: list[str] = []
+        sinks = [*_sinks(job, store), _warnings_sink(warned)]
         with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
             summary = _run(job, sinks, progress, args)
     except PubharvestError as error:
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
         if isinstance(error, RecentBlock):
             return ExitCode.BLOCKED
+        if isinstance(error, NotOurFile):
+            return ExitCode.NOT_OUR_FILE
         return ExitCode.USAGE if store is None or isinstance(error, JobError) else ExitCode.FAILED
     except OSError as error:
         print(f"pubharvest scrape: cannot write: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
-    for line in account(summary, _rerun_command(args)):
+    for line in [*warned, *account(summary, _rerun_command(args))]:
         print(line, file=sys.stderr)
     return ExitCode.TERMINATED if summary.interrupted and terminated else summary.exit_code
 
@@ -239,6 +243,13 @@ def account(summary: Summary, rerun: str) -> list[str]:
         lines.append(f"{pending} target(s) pending: run `{rerun}` again to fetch them; finished targets are skipped.")
     lines.append(summary.line())
     return lines
+
+
+def _warnings_sink(lines: list[str]) -> Sink:
+    """A sink that notes each record's warnings as ``parse`` prints them, for the end of the job."""
+    def note(run: str, target: Target, record: PageResult) -> None:
+        lines.extend(warning_lines(target.key, record))
+    return note
 
 
 def _stdout_sink(run: str, target: Target, record: PageResult) -> None:

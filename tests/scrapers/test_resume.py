@@ -3,6 +3,7 @@ rerun skips the finished targets and completes the rest, each record once."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -69,7 +70,13 @@ def test_killed_job_leaves_whole_records_and_the_rerun_completes(hanging_job, tm
     process.wait()
     output, archive = tmp_path / "out.jsonl", tmp_path / "out.warc.gz"
     assert [profile_key(r) for r in records(output)] == [f"scholar:{u}" for u in USERS[:3]]
-    # What a kill during a write would leave: a torn record line and a torn archive record.
+    # What a kill during a write would leave: the journal's note of the record it writes, a torn record
+    # line, and a torn archive record.
+    journal = tmp_path / "job.journal"
+    run = json.loads(journal.read_bytes().splitlines()[-1])["run"]
+    with open(journal, "ab") as stream:
+        stream.write(json.dumps({"run": run, "target": f"scholar:{USERS[3]}", "writing": 900, "sha256": "0" * 64,
+                                 "at": output.stat().st_size}).encode() + b"\n")
     with open(output, "ab") as stream:
         stream.write(b'{"site":"scholar","page":"prof')
     with open(archive, "ab") as stream:

@@ -169,3 +169,137 @@ def test_each_record_is_appended_in_one_write(tmp_path: Path) -> None:
     writer.exchange("GET", "http://127.0.0.1/x", [], 200, "OK", [], b"x" * 5000, writer.make_id())
     writer.close()
     assert len(writes) == 2 and len(member_ends(path.read_bytes())) == 3
+
+
+# --- hostile archives: each bad stretch is one line, the rest is read, within bounded memory and work --------
+
+def bomb_member(decoded: int) -> bytes:
+    """A gzip member of a WARC record whose content is ``decoded`` zero bytes, made without holding them."""
+    deflater = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [deflater.compress(f"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: {decoded}\r\n\r\n".encode())]
+    zeros = bytes(1 << 20)
+    for _ in range(decoded >> 20):
+        parts.append(deflater.compress(zeros))
+    parts.append(deflater.compress(b"\r\n\r\n"))
+    parts.append(deflater.flush())
+    return b"".join(parts)
+
+
+def rewritten(member: bytes, old: bytes, new: bytes) -> bytes:
+    record = zlib.decompress(member, wbits=31)
+    assert old in record
+    return gzip_member(record.replace(old, new, 1))
+
+
+def gzip_member(data: bytes) -> bytes:
+    deflater = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return deflater.compress(data) + deflater.flush()
+
+
+def content_length(member: bytes) -> bytes:
+    import re
+
+    return re.search(rb"Content-Length: (\d+)", zlib.decompress(member, wbits=31))[0]
+
+
+def damage(case: str, member: bytes) -> bytes:
+    """``member`` (a request record) as ``case`` spoils it."""
+    length = content_length(member)
+    value = int(length.split(b": ")[1])
+    if case == "bad gzip member":
+        middle = len(member) // 2
+        return member[:middle] + bytes(b ^ 0x5A for b in member[middle:middle + 8]) + member[middle + 8:]
+    if case == "bad WARC header":
+        return rewritten(member, b"WARC/1.", b"WARX/1.")
+    if case == "huge header block":
+        return rewritten(member, b"\r\n\r\n", b"\r\nX-Pad: " + b"a" * 200_000 + b"\r\n\r\n")
+    if case == "gzip bomb member":
+        return bomb_member(100 * 2**20)
+    replacement = {"Content-Length too large": str(value + 1000), "Content-Length too small": str(value - 3),
+                   "Content-Length negative": "-5", "Content-Length not a number": "12a"}[case]
+    return rewritten(member, length, b"Content-Length: " + replacement.encode())
+
+
+CASES = ["bad gzip member", "bad WARC header", "Content-Length too large", "Content-Length too small",
+         "Content-Length negative", "Content-Length not a number", "huge header block", "gzip bomb member"]
+
+
+def parsed_within(capsys, path: Path) -> tuple[int, list[dict], str, int]:
+    """``parsed`` and the peak of Python's allocations while reading."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        code, results, err = parsed(capsys, path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return code, results, err, peak
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_bad_record_in_the_middle_is_one_line_and_every_target_is_read(case: str, tmp_path: Path, capsys) -> None:
+    data = written_archive(tmp_path / "whole.warc.gz", targets=4)
+    ends = member_ends(data)
+    starts = [0, *ends[:-1]]
+    request = 1 + 5 * 2 + 1  # the first request record of the third target: no target's page
+    members = [data[s:e] for s, e in zip(starts, ends, strict=True)]
+    members[request] = damage(case, members[request])
+    path = tmp_path / "hostile.warc.gz"
+    path.write_bytes(b"".join(members))
+    code, results, err, peak = parsed_within(capsys, path)
+    damaged = [line for line in err.splitlines() if ": damaged: bytes " in line]
+    assert code == 0 and len(results) == 4, err
+    assert len(damaged) == 1 and len(err.splitlines()) == 1, err
+    assert f"bytes {sum(len(m) for m in members[:request])}-" in damaged[0]
+    assert peak < 100 * 2**20, f"{peak} bytes held reading a {path.stat().st_size}-byte archive"
+
+
+def test_a_record_cut_at_the_end_is_one_line_and_the_rest_is_read(tmp_path: Path, capsys) -> None:
+    data = written_archive(tmp_path / "whole.warc.gz", targets=3)
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(data[:-10])  # the last target's metadata cut short
+    _code, results, err = parsed(capsys, path)
+    assert len(results) == 2 and len(err.splitlines()) == 1 and ": damaged: bytes " in err, err
+
+
+def test_an_uncompressed_archive_with_a_bad_record_is_read_around_it(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "plain.warc"
+    records_plain = []
+    whole = written_archive(tmp_path / "whole.warc.gz", targets=3)
+    ends = member_ends(whole)
+    for start, end in zip([0, *ends[:-1]], ends, strict=True):
+        records_plain.append(zlib.decompress(whole[start:end], wbits=31))
+    spoiled = records_plain[1 + 5 + 1]
+    records_plain[1 + 5 + 1] = spoiled.replace(content_length(gzip_member(spoiled)), b"Content-Length: 99999999", 1)
+    path.write_bytes(b"".join(records_plain))
+    code, results, err = parsed(capsys, path)
+    assert code == 0 and len(results) == 3, err
+    assert len(err.splitlines()) == 1 and ": damaged: bytes " in err, err
+
+
+@pytest.mark.parametrize("filler", [b"\x1f\x8b\x08", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03",
+                                    b"WARC/1.1\r\nX: ", b"WARC/1.1\r\nContent-Length: 999999\r\n\r\n"])
+def test_reading_a_crafted_megabyte_is_linear_work(filler: bytes, tmp_path: Path, capsys) -> None:
+    """A megabyte of what looks like record starts, then a whole archive: every byte is scanned a few
+    times at most (counted, not timed), and the archive after it is read."""
+    from pubharvest.scrapers.archive import Work, spans
+
+    good = written_archive(tmp_path / "whole.warc.gz", targets=2)
+    plain = not filler.startswith(b"\x1f")
+    if plain:
+        ends = member_ends(good)
+        good = b"".join(zlib.decompress(good[s:e], wbits=31) for s, e in zip([0, *ends[:-1]], ends, strict=True))
+    path = tmp_path / ("crafted.warc" if plain else "crafted.warc.gz")
+    # a first whole record, so that the file is read as the kind it is, then the crafted megabyte
+    first = b"" if plain else good[:member_ends(good)[0]]
+    crafted = filler * (2**20 // len(filler))
+    path.write_bytes(first + crafted + good)
+    size = path.stat().st_size
+    work = Work(size)
+    with open(path, "rb") as stream:
+        found = list(spans(stream, work))
+    assert sum(span.records is not None for span in found) >= 2 * 5, "the archive after the crafted stretch is read"
+    assert work.read + work.decoded < 40 * size, f"{work.read} bytes read and {work.decoded} decoded for {size}"
+    _code, results, err = parsed(capsys, path)
+    assert len(results) == 2 and len([line for line in err.splitlines() if "damaged" in line]) <= 2, err
