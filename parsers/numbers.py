@@ -9,8 +9,8 @@ a dash, ``N/A``) is no number: the field is null and the cell is named in a warn
 (None, None, None, None, None, None)
 >>> read_year("2007"), read_year("20O7"), read_year("207")
 (2007, None, None)
->>> leading_count("10 articles"), leading_count("1.2K citations"), leading_count("Cited by 5")
-(10, None, None)
+>>> count_in("10 articles"), count_in("Cited by 1 234"), count_in("1.2K citations"), count_in("Cited by -5")
+(10, 1234, None, None)
 """
 
 from __future__ import annotations
@@ -22,13 +22,16 @@ from dataclasses import dataclass, field
 from .records import PageResult
 from .warning_codes import Warn
 
-__all__ = ["read_count", "read_year", "leading_count", "why_not_count", "Cells", "MAX_COUNT", "YEARS"]
+__all__ = ["read_count", "read_year", "count_in", "why_not_count", "Cells", "MAX_COUNT", "YEARS"]
 
 MAX_COUNT = 2**63 - 1  # what the store's integer columns hold
 YEARS = range(1500, 2100)
 # Between groups of three: comma, full stop, space, no-break and thin spaces, apostrophes (Swiss), Arabic thousands.
 _SEPARATORS = frozenset(",. \u00a0\u202f\u2009'\u2019\u066c")
-_LEADING = re.compile(r"\s*(\S+)")
+# A word holding a digit, and the groups of three after it that spaces set apart ("1 234 567").
+_NUMBER_WORD = re.compile(r"\S*\d\S*(?:[ \u00a0\u202f\u2009]\d{3}(?!\S))*")
+_BRACKETS = "()[]\uff08\uff09"  # with the fullwidth parentheses of CJK pages
+_LABEL_END = re.compile("^.*[:\uff1a]")  # "label:5", with an ASCII or a fullwidth colon
 
 
 def why_not_count(text: str) -> str | None:
@@ -90,17 +93,15 @@ def read_year(text: str | None) -> int | None:
     return value if value in YEARS else None
 
 
-def leading_count(text: str | None) -> int | None:
-    """The count that starts ``text`` as a word of its own (``"10 articles"``), or None."""
-    match = _LEADING.match(text or "")
-    if match is None:
-        return None
-    word = match.group(1)
-    # "1 234 articles": the groups after the first are words of their own
-    rest = (text or "")[match.end():]
-    while (more := re.match(r"[ \u00a0\u202f\u2009](\d{3})(?!\S)", rest)) and word.isdecimal():
-        word, rest = word + " " + more.group(1), rest[more.end():]
-    return read_count(word)
+def count_in(text: str | None) -> int | None:
+    """The one count written in ``text`` as a word of its own, whatever label is around it (``"10 articles"``,
+    ``"Cited by 5"``, ``"(5)"``, a label and a colon before it), or None: when no word, or more than one, holds digits.
+
+    >>> count_in("\u88ab\u5f15\u7528\u6b21\u6570\uff1a5"), count_in("Cited by 3 of 4")
+    (5, None)
+    """
+    words = _NUMBER_WORD.findall(text or "")
+    return read_count(_LABEL_END.sub("", words[0]).strip(_BRACKETS)) if len(words) == 1 else None
 
 
 @dataclass
@@ -135,18 +136,19 @@ class Cells:
             self.unread.append((cell, stripped, f"it is not a year from {YEARS.start} to {YEARS.stop - 1}"))
         return year
 
-    def leading(self, text: str | None, cell: str) -> int | None:
-        """The count that starts ``text`` (``"10 articles"``), remembered as unread when there is none (a
-        missing element, None, is no cell)."""
+    def count_in(self, text: str | None, cell: str) -> int | None:
+        """The one count in ``text`` (``count_in``), remembered as unread when there is none (a missing
+        element, None, is no cell)."""
         if text is None:
             return None
-        value = leading_count(text)
+        value = count_in(text)
         if value is None:
-            self.unread.append((cell, (text or "").strip()[:40], "it does not start with a whole number"))
+            self.unread.append((cell, text.strip()[:40], "it holds no one whole number"))
         return value
 
     def report(self, result: PageResult, limit: int = 10) -> None:
-        """One ``number_unreadable`` warning on ``result`` naming the cells that were no number (the first ``limit``)."""
+        """One ``number_unreadable`` warning on ``result`` naming the cells that were no number (the first
+        ``limit``)."""
         if not self.unread:
             return
         named = "; ".join(f"{cell}: {text!r} is not a number ({why})" for cell, text, why in self.unread[:limit])

@@ -10,9 +10,9 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import Cells
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
-from ..numbers import Cells
 from ..text import absolute_url, clean, find_year, without_cut_mark
 from ..warning_codes import Warn
 from ._base import (
@@ -220,8 +220,8 @@ def _public_access(box: Element | None, cells: Cells) -> PublicAccess | None:
     if box is None:
         return None
     parts = by_class(box, {"gsc_rsb_m_a": "available", "gsc_rsb_m_na": "not_available"})
-    return PublicAccess(available=cells.leading(text_of(first_of(parts, "available")), "public access, available"),
-                        not_available=cells.leading(text_of(first_of(parts, "not_available")),
+    return PublicAccess(available=cells.count_in(text_of(first_of(parts, "available")), "public access, available"),
+                        not_available=cells.count_in(text_of(first_of(parts, "not_available")),
                                                     "public access, not available"))
 
 

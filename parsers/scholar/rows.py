@@ -14,9 +14,9 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import Cells
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import PageResult, Publication, PublicationIds
-from ..numbers import Cells
 from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, without_cut_mark
 from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
