@@ -54,11 +54,15 @@ class Warn(Enum):
     coauthors_missing = Meaning("the full co-author list could not be fetched", lacks_part=True)
     histogram_unreadable = Meaning("a part of the citations-per-year chart could not be read")
     value_out_of_range = Meaning("a number outside 64 bits, which no store column holds: it was stored as null")
+    number_unreadable = Meaning("a number cell is not plainly a whole count or a year (a decimal, a sign, 1.2K, a "
+                                "word, a dash): that field is null")
     count_mismatch = Meaning("a count the page states differs from the number of items it lists")
     # the publications
     rows_unreadable = Meaning("some publication rows lack a part every row has: that field is null")
     column_unreadable = Meaning("a part every publication row of this layout has was read on no row: "
                                 "the page's markup has drifted", untrusted=True)
+    lines_swapped = Meaning("a row's author line reads as a venue and its venue line as names: the two were swapped "
+                            "back")
     row_count = Meaning("the row range the page states differs from the number of rows read")
     duplicate_rows = Meaning("the page lists the same publication in more than one row")
     unsplit_row = Meaning("a saved-table row's title, authors and venue could not be told apart")

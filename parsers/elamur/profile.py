@@ -7,8 +7,9 @@ import re
 
 from pubharvest.errors import LayoutChanged
 
+from ..numbers import read_count
 from ..records import Affiliation, Coauthor, Ids, Link, Metrics, PageResult, Profile, Topic, YearWorks
-from ..text import clean, to_int
+from ..text import clean
 from ..warning_codes import Warn
 from ._base import (
     HTML_HOST,
@@ -110,21 +111,21 @@ def _metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result
     for href, link_runs in links:
         label = joined(link_runs)
         if m := re.fullmatch(r"h-index ([\d,]+)", label):
-            found.h_index = to_int(m.group(1))
+            found.h_index = read_count(m.group(1))
         elif href.startswith("https://openalex.org/works") and (m := re.fullmatch(r"([\d,]+) works?", label)):
-            found.works = to_int(m.group(1))
+            found.works = read_count(m.group(1))
         elif href.startswith("https://openalex.org/works") and (m := re.fullmatch(r"([\d,]+) citations?", label)):
-            found.citations = to_int(m.group(1))
+            found.citations = read_count(m.group(1))
         elif m := re.search(r"([\d,]+) works? in our library", label):
-            found.library_works = to_int(m.group(1))
+            found.library_works = read_count(m.group(1))
         elif m := re.search(r"Cited ([\d,]+) times? in our library", label):
-            found.library_citations = to_int(m.group(1))
+            found.library_citations = read_count(m.group(1))
         elif m := re.search(r"Paper Stars ranking: #([\d,]+)", label):
-            found.rank = to_int(m.group(1))
+            found.rank = read_count(m.group(1))
     all_works = section_titled(sections, "All works")
     if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.lead)):
-        found.library_works_all = to_int(m.group(1))
-    without_page = next((to_int(m.group(1)) for _, runs in links
+        found.library_works_all = read_count(m.group(1))
+    without_page = next((read_count(m.group(1)) for _, runs in links
                          if (m := re.search(r"([\d,]+) more in our library without a page", joined(runs)))), 0)
     if found.library_works is not None and found.library_works_all is not None:
         check_count(result, "works in the library", found.library_works_all, found.library_works + (without_page or 0))
@@ -133,14 +134,14 @@ def _metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result
         text = cited_by.text
         if m := re.search(r"cite their works ([\d,]+) times?", text):
             if found.library_citations is None:
-                found.library_citations = to_int(m.group(1))
-            elif to_int(m.group(1)) != found.library_citations:
+                found.library_citations = read_count(m.group(1))
+            elif read_count(m.group(1)) != found.library_citations:
                 result.warn(Warn.count_mismatch, f"cited {found.library_citations} times in the head, "
                                                  f"{m.group(1)} in 'Cited by'")
         if m := re.search(r"of the ([\d,]+) papers whose bibliographies we read", text):
-            found.library_papers_read = to_int(m.group(1))
+            found.library_papers_read = read_count(m.group(1))
         if m := re.search(r"([\d,]+) citing papers? with a page", text):
-            found.library_citing_papers = to_int(m.group(1))
+            found.library_citing_papers = read_count(m.group(1))
     return found
 
 
@@ -194,7 +195,7 @@ def _affiliation(href: str, runs: list[Run], result: PageResult) -> Affiliation:
     found.city, found.country = match["city"], match["country"]
     found.start_year = int(match["start"])
     found.end_year = int(match["end"] or match["start"])
-    found.papers = to_int(match["papers"])
+    found.papers = read_count(match["papers"])
     return found
 
 
@@ -211,12 +212,12 @@ def _topics(sec: Section, result: PageResult) -> list[Topic]:
                 kind = "topic"
             else:
                 kind = "subfield" if "/" in path.group(2) else "field"
-            found.append(Topic(name=match["name"], kind=kind, count=to_int(match["n"]), url=href))
+            found.append(Topic(name=match["name"], kind=kind, count=read_count(match["n"]), url=href))
     text = sec.text
     if m := re.search(r"Shelves ([\d,]+)", text):
-        check_count(result, "shelves", to_int(m.group(1)), sum(t.kind != "topic" for t in found))
+        check_count(result, "shelves", read_count(m.group(1)), sum(t.kind != "topic" for t in found))
     if m := re.search(r"Topics ([\d,]+)", text):
-        check_count(result, "topics", to_int(m.group(1)), sum(t.kind == "topic" for t in found))
+        check_count(result, "topics", read_count(m.group(1)), sum(t.kind == "topic" for t in found))
     return found
 
 
@@ -228,7 +229,7 @@ def _works_by_year(sec: Section) -> list[YearWorks]:
             year = re.search(r"/year/(\d{4})/?\Z", href)
             count = re.search(r"([\d,]+) papers?", joined(runs))
             if year and count:
-                found.append(YearWorks(year=int(year.group(1)), works=to_int(count.group(1)) or 0))
+                found.append(YearWorks(year=int(year.group(1)), works=read_count(count.group(1)) or 0))
     return found
 
 
@@ -242,7 +243,7 @@ def _coauthors(sec: Section, result: PageResult) -> list[Coauthor]:
             href, runs = links[0]
             found.append(_coauthor(joined(runs), href, joined([run for run in block.runs if run.href is None])))
     if m := re.match(r"([\d,]+) co-authors? with a page", sec.lead):
-        check_count(result, "co-authors", to_int(m.group(1)), len(found))
+        check_count(result, "co-authors", read_count(m.group(1)), len(found))
     return found
 
 
@@ -251,4 +252,4 @@ def _coauthor(name: str, href: str, rest: str) -> Coauthor:
     slug = _AUTHOR_PATH.search(href)
     times = _TIMES.search(clean(rest))
     return Coauthor(name=clean(name), ids=Ids(elamur=slug.group(1) if slug else None),
-                    papers=to_int(times.group(1)) if times else 1, url=href)
+                    papers=read_count(times.group(1)) if times else 1, url=href)

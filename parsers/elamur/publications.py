@@ -11,8 +11,9 @@ from itertools import chain
 from pubharvest.errors import LayoutChanged
 
 from ..listings import check_listings, distinct
+from ..numbers import read_count
 from ..records import PageResult, Profile, Publication, PublicationIds
-from ..text import clean, clean_or_none, find_arxiv_id, split_names, to_int
+from ..text import clean, clean_or_none, find_arxiv_id, split_names
 from ..warning_codes import Warn
 from ._base import Block, Item, Run, Section, check_count, joined, links_of, section_titled
 
@@ -49,10 +50,10 @@ def read_publications(sections: list[Section], profile: Profile, result: PageRes
     stated_all = None
     if all_sec:
         if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.lead):
-            stated_all = to_int(m.group(1))
+            stated_all = read_count(m.group(1))
             check_count(result, "works in 'All works'", stated_all, works_read.found)
         if m := re.search(r"; ([\d,]+) with a page here", all_sec.lead):
-            check_count(result, "works with a page", to_int(m.group(1)), works_read.with_page)
+            check_count(result, "works with a page", read_count(m.group(1)), works_read.with_page)
     if papers_sec:
         check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
     if not papers and not works_read.found and (profile.metrics.library_works or stated_all):
@@ -112,10 +113,10 @@ def _first_em(runs: list[Run]) -> tuple[int, int] | None:
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
     if both := _YEAR_AND_CITATIONS.fullmatch(text):  # the usual form: what the two searches would find
-        return int(both[1]), to_int(both[2])
+        return int(both[1]), read_count(both[2])
     year = _YEAR.search(text)
     cites = _CITATIONS.search(text)
-    return (int(year.group(1)) if year else None, to_int(cites.group(1)) if cites else None)
+    return (int(year.group(1)) if year else None, read_count(cites.group(1)) if cites else None)
 
 
 def _paper_slug(href: str | None) -> str | None:

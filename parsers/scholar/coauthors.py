@@ -11,9 +11,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged
 
+from ..numbers import count_in
 from ..page import Document, html_selector
 from ..records import Coauthor, Ids, PageResult, Profile
-from ..text import absolute_url, clean, leading_int
+from ..text import absolute_url, clean
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -125,7 +126,7 @@ def _coauthor_card(parts: dict[str, list[Element]]) -> Coauthor | None:
         ids=Ids(scholar=user_id(href)),
         url=absolute_url(href, SITE.base_url),
         interests=[clean(element_text(a)) for a in parts.get("interest", [])],
-        citations=leading_int(text_of(first_of(parts, "cited_by"))),
+        citations=count_in(text_of(first_of(parts, "cited_by"))),
     )
 
 

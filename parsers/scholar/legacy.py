@@ -12,9 +12,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import Cells
 from ..page import Document
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, Publication, PublicationIds
-from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, to_int
+from ..text import absolute_url, clean, clean_or_none, clean_title, find_year
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -73,17 +74,19 @@ def parse_legacy_profile(doc: Document) -> PageResult:
     own = user_id(url)
     homepage = next(found["cit-homepage-read"].iter("a"), None) if "cit-homepage-read" in found else None
     interests = list(found["cit-int-read"].iter("a")) if "cit-int-read" in found else []
+    cells = Cells()
     result.profile = Profile(
         name=text_of(found["cit-name-display"]), url=url, ids=Ids(scholar=own),
         affiliation=text_of(found.get("cit-affiliation-display")),
         email_domain=last_domain(text_of(found.get("cit-domain-display")) or ""),
         homepage=homepage.get("href") if homepage is not None else None,
         interests=[clean(element_text(a)) for a in interests],
-        metrics=_legacy_metrics(found["stats"]),
+        metrics=_legacy_metrics(found["stats"], cells),
         coauthors=_legacy_coauthors(root, own, origin),
     )
     rows = as_elements(_LEGACY_ROWS(root))
-    result.publications = [_legacy_publication(row, origin) for row in rows]
+    result.publications = [_legacy_publication(row, origin, cells, number) for number, row in enumerate(rows, 1)]
+    cells.report(result)
     _check_legacy_rows(root, rows, result)
     _check_legacy_parts(doc, found, rows, result)
     if doc.contains("view_op=list_colleagues"):
@@ -92,8 +95,9 @@ def parse_legacy_profile(doc: Document) -> PageResult:
     return result
 
 
-def _legacy_metrics(table: Element) -> Metrics:
+def _legacy_metrics(table: Element, cells: Cells) -> Metrics:
     """The six counts of ``table#stats`` (all, since) and the "since" year of its header row."""
+<<<<<<< HEAD
     cells = [to_int(element_text(td)) for td in table.iter("td") if "cit-data" in class_names(td)]
     first_row = next(table.iter("tr"), None)  # a table#stats of <div>s has no row: its counts are unread
     header = [element_text(td) for td in first_row.iter("td")] if first_row is not None else []
@@ -101,6 +105,15 @@ def _legacy_metrics(table: Element) -> Metrics:
         return Metrics()
     return Metrics(citations=cells[0], citations_since=cells[1], since_year=find_year(header[-1]) if header else None,
                    h_index=cells[2], h_index_since=cells[3], i10_index=cells[4], i10_index_since=cells[5])
+=======
+    texts = [element_text(td) for td in table.iter("td") if "cit-data" in class_names(td)]
+    header = [element_text(td) for td in next(table.iter("tr")).iter("td")]
+    if len(texts) != 6:
+        return Metrics()
+    values = [cells.count(text, f"metrics table, cell {number}") for number, text in enumerate(texts, 1)]
+    return Metrics(citations=values[0], citations_since=values[1], since_year=find_year(header[-1]),
+                   h_index=values[2], h_index_since=values[3], i10_index=values[4], i10_index_since=values[5])
+>>>>>>> parsers
 
 
 def _legacy_coauthors(root: Element, own: str | None, origin: str) -> list[Coauthor]:
@@ -113,25 +126,27 @@ def _legacy_coauthors(root: Element, own: str | None, origin: str) -> list[Coaut
     return found
 
 
-def _legacy_publication(row: Element, origin: str) -> Publication:
-    """One ``tr.cit-table.item``: title link and two ``span.cit-gray`` lines, cited-by, year."""
-    cells = {cell.get("id"): cell for cell in row if cell.tag == "td"}
-    title_cell = cells.get("col-title")
+def _legacy_publication(row: Element, origin: str, cells: Cells, number: int) -> Publication:
+    """One ``tr.cit-table.item`` (row ``number``): title link and two ``span.cit-gray`` lines, cited-by, year."""
+    by_id = {cell.get("id"): cell for cell in row if cell.tag == "td"}
+    title_cell = by_id.get("col-title")
     anchor = next(title_cell.iter("a"), None) if title_cell is not None else None
     spans = title_cell.iter("span") if title_cell is not None else ()
     grays = [span for span in spans if "cit-gray" in class_names(span)]
     href = anchor.get("href") if anchor is not None else None
-    year = to_int(element_text(cells["col-year"])) if "col-year" in cells else None
+    year_text = clean(element_text(by_id["col-year"])) if "col-year" in by_id else ""
+    year = cells.year(year_text, f"row {number} year") if year_text else None
     pub = Publication(title=clean_title(element_text(anchor)) if anchor is not None else None, year=year,
                       date=str(year) if year else None, url=absolute_url(href, origin),
                       ids=PublicationIds(scholar=query_value(href, "citation_for_view")))
     fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
                            element_text(grays[1]) if len(grays) > 1 else "")
-    count = next(cells["col-citedby"].iter("a"), None) if "col-citedby" in cells else None
-    pub.citations = (to_int(element_text(count)) or 0) if count is not None else 0 if "col-citedby" in cells else None
+    count = next(by_id["col-citedby"].iter("a"), None) if "col-citedby" in by_id else None
+    pub.citations = (cells.count(element_text(count), f"row {number} citations", empty=0) if count is not None
+                     else 0 if "col-citedby" in by_id else None)
     if count is not None:
         pub.ids.scholar_clusters = [c for c in (query_value(count.get("href"), "cites") or "").split(",") if c]
-    if "col-asterisk" in cells and "*" in element_text(cells["col-asterisk"]):
+    if "col-asterisk" in by_id and "*" in element_text(by_id["col-asterisk"]):
         pub.flags.append("merged_citations")
     return pub
 

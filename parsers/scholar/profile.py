@@ -10,9 +10,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import Cells
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
-from ..text import absolute_url, clean, find_year, leading_int, to_int, without_cut_mark
+from ..text import absolute_url, clean, find_year, without_cut_mark
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -56,7 +57,9 @@ def parse_profile(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="profile", url=url)
     if cut:
         result.warn(Warn.truncated, "the page stops after its publication table; what came later was not saved")
-    result.profile = _profile(parts, url)
+    cells = Cells()
+    result.profile = _profile(parts, url, cells)
+    cells.report(result)
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
     _check_row_range(_row_range(parts.get("gsc_a_nn")), rows.rows, len(rows.publications), result)
@@ -95,8 +98,9 @@ def _landmarks(root: Element) -> dict[str, Element]:
     return found
 
 
-def _profile(parts: dict[str, Element], url: str | None) -> Profile:
-    """The profile header and the right-hand sidebar (``parts`` from ``landmarks``)."""
+def _profile(parts: dict[str, Element], url: str | None, cells: Cells) -> Profile:
+    """The profile header and the right-hand sidebar (``parts`` from ``landmarks``); numbers that are not
+    plainly numbers are null and named in ``cells``."""
     affiliation = _headline_affiliation(parts.get("gsc_prf_i"))
     org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
                     None) if affiliation is not None else None
@@ -110,9 +114,9 @@ def _profile(parts: dict[str, Element], url: str | None) -> Profile:
         homepage=next((a.get("href") for a in email_box.iter("a")), None) if email_box is not None else None,
         photo_url=_photo_url(parts),
         interests=_interests(parts.get("gsc_prf_i")),
-        metrics=_metrics(parts.get("gsc_rsb_st")),
-        citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g"))),
-        public_access=_public_access(parts.get("gsc_rsb_mnd")),
+        metrics=_metrics(parts.get("gsc_rsb_st"), cells),
+        citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g")), cells),
+        public_access=_public_access(parts.get("gsc_rsb_mnd"), cells),
         coauthors=_coauthors(parts.get("gsc_rsb_co")),
     )
 
@@ -147,22 +151,26 @@ def _photo_url(parts: dict[str, Element]) -> str | None:
     return absolute_url(src, SITE.base_url)
 
 
-def _metrics(table: Element | None) -> Metrics:
+_METRIC_CELLS = ("citations", "citations since", "h-index", "h-index since", "i10-index", "i10-index since")
+
+
+def _metrics(table: Element | None, cells: Cells) -> Metrics:
     """Citations, h-index and i10-index, all and since the year in the table's header."""
     if table is None:
         return Metrics()
-    cells = [to_int(element_text(td)) for td in table.iter("td") if "gsc_rsb_std" in class_names(td)]
-    if len(cells) != 6:
+    texts = [element_text(td) for td in table.iter("td") if "gsc_rsb_std" in class_names(td)]
+    if len(texts) != 6:
         return Metrics()
+    values = [cells.count(text, f"metrics table, {name}") for text, name in zip(texts, _METRIC_CELLS, strict=True)]
     headers = [element_text(th) for th in table.iter("th")]
     since = find_year(headers[-1]) if headers else None
     return Metrics(
-        citations=cells[0], citations_since=cells[1], since_year=since,
-        h_index=cells[2], h_index_since=cells[3], i10_index=cells[4], i10_index_since=cells[5],
+        citations=values[0], citations_since=values[1], since_year=since,
+        h_index=values[2], h_index_since=values[3], i10_index=values[4], i10_index_since=values[5],
     )
 
 
-def _citations_by_year(chart: Element | None) -> list[YearCitations]:
+def _citations_by_year(chart: Element | None, cells: Cells) -> list[YearCitations]:
     """Every year on the histogram's axis with its count; 0 for the years that have no bar.
 
     Years without citations have no bar, so bars are matched to years by ``z-index`` (1 is the
@@ -171,13 +179,14 @@ def _citations_by_year(chart: Element | None) -> list[YearCitations]:
     if chart is None:
         return []
     texts = [(element_text(e).strip(), e) for e in as_elements(_YEAR_LABELS(chart))]
-    labels = [(int(text), e) for text, e in texts if text.isdigit()]
+    labels = [(year, e) for number, (text, e) in enumerate(texts, 1)
+              if (year := cells.year(text, f"histogram axis label {number}")) is not None]
     years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
     for bar in as_elements(_BARS(chart)):
         year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
-            counts[year] = to_int(element_text(bar)) or 0
+            counts[year] = cells.count(element_text(bar), f"histogram bar {year}", empty=0) or 0
     return [YearCitations(year=y, citations=c) for y, c in counts.items()]
 
 
@@ -206,13 +215,14 @@ def _bar_year(style: str, labels: list[tuple[int, Element]]) -> int | None:
     return None
 
 
-def _public_access(box: Element | None) -> PublicAccess | None:
+def _public_access(box: Element | None, cells: Cells) -> PublicAccess | None:
     """Counts of the public-access box; None when the page has no such box (unknown, not 0)."""
     if box is None:
         return None
     parts = by_class(box, {"gsc_rsb_m_a": "available", "gsc_rsb_m_na": "not_available"})
-    return PublicAccess(available=leading_int(text_of(first_of(parts, "available"))),
-                        not_available=leading_int(text_of(first_of(parts, "not_available"))))
+    return PublicAccess(available=cells.count_in(text_of(first_of(parts, "available")), "public access, available"),
+                        not_available=cells.count_in(text_of(first_of(parts, "not_available")),
+                                                    "public access, not available"))
 
 
 _COAUTHOR_CLASSES = {"gsc_rsb_a_desc": "desc", "gsc_rsb_a_ext2": "email", "gsc_rsb_a_ext": "affiliation",

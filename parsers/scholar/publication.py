@@ -15,9 +15,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged
 
+from ..numbers import Cells
 from ..page import Document
 from ..records import Ids, Link, PageResult, Profile, Publication, YearCitations
-from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, split_names, to_int
+from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, split_names
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -288,6 +289,7 @@ def _scholar_venue(container: str | None, volume: str | None, issue: str | None,
 
 def _fill_citation_fields(pub: Publication, value: Element, key: str, result: PageResult) -> None:
     """Total citations with their clusters and the chart, or the "Scholar articles" snippets."""
+    cells = Cells()
     for a in value.iter("a"):
         href = a.get("href") or ""
         if "as_yhi=" in href:  # a bar of the chart: ``_publication_histogram`` reads those
@@ -295,14 +297,16 @@ def _fill_citation_fields(pub: Publication, value: Element, key: str, result: Pa
         clusters = query_value(href, "cites") or query_value(href, "cluster") or ""
         pub.ids.scholar_clusters += [c for c in clusters.split(",") if c and c not in pub.ids.scholar_clusters]
         if "cites=" in href and pub.citations is None:
-            pub.citations = to_int(element_text(a))
+            pub.citations = cells.count_in(element_text(a), "total citations")
         elif key == "articles" and "cluster=" in href and "btnI" not in href:
-            pub.versions = to_int(element_text(a))
+            pub.versions = cells.count_in(element_text(a), "versions")
         elif key == "articles" and "q=related:" in href:
             pub.links.append(Link(kind="related", url=absolute_url(href, SITE.base_url) or href))
     if key == "citations":
-        pub.citations_by_year = _publication_histogram(value, result)
-        if pub.citations is None:
+        pub.citations_by_year = _publication_histogram(value, result, cells)
+    cells.report(result)
+    if key == "citations":
+        if pub.citations is None and not any("cites=" in (a.get("href") or "") for a in value.iter("a")):
             result.warn(Warn.publication_unreadable, "the total citations field holds no count (a.cites= link)")
 
 
@@ -316,7 +320,7 @@ def _bar_link_year(href: str) -> int | None:
     return int(tail) if tail.isdigit() and href[-5:-4] == "=" else None
 
 
-def _publication_histogram(value: Element, result: PageResult) -> list[YearCitations]:
+def _publication_histogram(value: Element, result: PageResult, cells: Cells) -> list[YearCitations]:
     """Every year of the paper's chart, 0 where there is no bar; each bar's year is the one its link
     ends with (``as_yhi=2019``), never its position."""
     years: list[int] = []
@@ -325,14 +329,15 @@ def _publication_histogram(value: Element, result: PageResult) -> list[YearCitat
     for element in value.iter("span", "a"):
         classes = element.get("class") or ""
         if element.tag == "span" and "gsc_oci_g_t" in classes.split():
-            years += [year] if (year := to_int(element.text)) else []
+            years += [year] if (year := cells.year(element.text, f"chart axis label {len(years) + 1}")) else []
         elif element.tag == "a" and "gsc_oci_g_a" in classes.split():
             year = _bar_link_year(element.get("href") or "")
             if year is None:
                 unread += 1
             else:
                 label = element.find("span")  # span.gsc_oci_g_al holds the count
-                counts[year] = to_int(label.text if label is not None else element.text) or 0
+                counts[year] = cells.count(label.text if label is not None else element.text,
+                                           f"chart bar {year}", empty=0) or 0
     linked = sum(1 for a in value.iter("a") if "as_yhi=" in (a.get("href") or ""))
     unread += max(0, linked - len(counts) - unread)
     if unread:

@@ -14,9 +14,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import Cells
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import PageResult, Publication, PublicationIds
-from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, to_int, without_cut_mark
+from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, without_cut_mark
 from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
 
@@ -75,6 +76,7 @@ class _RowReader:
         self.publications: list[Publication] = []
         self._unread: dict[str, list[int]] = {}
         self._odd_titles: list[int] = []
+        self.cells = Cells()
 
     def read(self, row: Element) -> None:
         self.rows += 1
@@ -84,7 +86,7 @@ class _RowReader:
         parts = _row_parts(row)
         for field in _missing_row_fields(parts):
             self._unread.setdefault(field, []).append(number)
-        pub = _publication(row, self.origin, parts)
+        pub = _publication(row, self.origin, parts, self.cells, number)
         if "title_looks_like_authors" in pub.flags:
             self._odd_titles.append(number)
         self.publications.append(pub)
@@ -100,6 +102,7 @@ class _RowReader:
         for field, numbers in self._unread.items():
             result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
         _warn_if_repeated(found, result)
+        self.cells.report(result)
         return found
 
 
@@ -190,21 +193,22 @@ def row_numbers(numbers: list[int]) -> str:
 # selector call per field costs more than the whole tree walk.
 
 
-def _publication(row: Element, origin: str = SITE.base_url, parts: _RowParts | None = None) -> Publication:
-    """A publication from one ``tr.gsc_a_tr`` row element (and its ``_row_parts``, when at hand)."""
-    parts = _row_parts(row) if parts is None else parts
+def _publication(row: Element, origin: str, parts: _RowParts, cells: Cells, number: int) -> Publication:
+    """A publication from one ``tr.gsc_a_tr`` row element (row ``number`` of the page), and its ``_row_parts``;
+    a year or count that is not plainly one is null and named in ``cells``."""
     anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
     href = _row_link(anchor)
+    year_text = clean(element_text(year_span)) if year_span is not None else ""
     pub = Publication(
         title=clean_title(element_text(anchor)) if anchor is not None else None,
-        year=to_int(element_text(year_span)) if year_span is not None else None,
+        year=cells.year(year_text, f"row {number} year") if year_text else None,
         url=absolute_url(href, origin),
         ids=PublicationIds(scholar=query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
     fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
                             _text_without_year(grays[1]) if len(grays) > 1 else "")
-    _fill_citations(pub, parts)
+    _fill_citations(pub, parts, cells, number)
     return pub
 
 
@@ -319,11 +323,12 @@ def classify_venue(pub: Publication) -> None:
         pub.ids.patent_number = f"{office} {number}" if office and number else number
 
 
-def _fill_citations(pub: Publication, parts: _RowParts) -> None:
+def _fill_citations(pub: Publication, parts: _RowParts, cells: Cells, number: int) -> None:
     count = parts.get("count")
     if count is None:
         return
-    pub.citations = to_int(element_text(count)) or 0
+    # "1,234*": Scholar's star marks citations merged from another row (its own element since 2015)
+    pub.citations = cells.count(clean(element_text(count)).removesuffix("*"), f"row {number} citations", empty=0)
     clusters = query_value(count.get("href"), "cites")
     pub.ids.scholar_clusters = [c for c in (clusters or "").split(",") if c]
     if "merged" in parts:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from ..numbers import Cells
 from ..page import Document
 from ..records import Coauthor, PageResult, Profile, Publication
-from ..text import clean, clean_or_none, clean_title, is_initials, to_int
+from ..text import clean, clean_or_none, clean_title, is_initials
 from ..warning_codes import Warn
 from ._base import DOMAIN, SITE
 from .rows import NAME_WORD, fill_authors_and_venue
@@ -44,10 +45,11 @@ def _may_start_row(text: str) -> bool:
 def parse_saved_table(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="publication_list", url=doc.url)
     trailing: list[str] = []
+    cells = Cells()
     for line in (line.strip() for line in doc.text.splitlines()):
         row = _TABLE_ROW.match(line)
         if row:
-            result.publications.append(_table_row_publication(row, result))
+            result.publications.append(_table_row_publication(row, result, cells))
             trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
@@ -56,14 +58,16 @@ def parse_saved_table(doc: Document) -> PageResult:
         if coauthor is None:
             result.warn(Warn.ignored_line, f"a line after the table is not a co-author: {line[:80]!r}")
     result.profile = Profile(coauthors=[c for c in glued if c is not None])
+    cells.report(result)
     return result
 
 
-def _table_row_publication(row: re.Match[str], result: PageResult) -> Publication:
-    year = to_int(row.group("year"))
+def _table_row_publication(row: re.Match[str], result: PageResult, cells: Cells) -> Publication:
+    number = len(result.publications) + 1
+    year = cells.year(row.group("year"), f"row {number} year") if row.group("year") else None
     title, authors_text, venue = split_title_authors_venue(clean(row.group("cell")))
     pub = Publication(title=clean_title(title), year=year, date=str(year) if year else None,
-                      citations=to_int(row.group("cites")) or 0)
+                      citations=cells.count(row.group("cites"), f"row {number} citations", empty=0))
     if row.group("merged"):
         pub.flags.append("merged_citations")
     fill_authors_and_venue(pub, authors_text, venue)

@@ -10,9 +10,10 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..numbers import count_in, read_count
 from ..page import Document
 from ..records import Author, Ids, Link, Metrics, PageResult, Profile, Publication, SearchInfo
-from ..text import absolute_url, clean, clean_or_none, clean_title, leading_int, split_names, to_int
+from ..text import absolute_url, clean, clean_or_none, clean_title, split_names
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -221,11 +222,11 @@ def _fill_result_links(pub: Publication, parts: dict[str, list[Element]], origin
     for a in bars[-1].iter("a"):
         href = a.get("href") or ""
         if "cites=" in href:
-            pub.citations = leading_int(element_text(a)) or 0
+            pub.citations = count_in(element_text(a))
             pub.ids.scholar_clusters = [c for c in (query_value(href, "cites") or "").split(",") if c]
             pub.links.append(Link(kind="cited_by", url=absolute_url(href, origin) or ""))
         elif "cluster=" in href:
-            pub.versions = leading_int(element_text(a))
+            pub.versions = count_in(element_text(a))
             cluster = query_value(href, "cluster")
             if cluster and cluster not in pub.ids.scholar_clusters:
                 pub.ids.scholar_clusters.append(cluster)
@@ -251,7 +252,7 @@ def _profile_stub(heading: Element, origin: str) -> Profile:
     affiliation = next((line for line in lines if line not in (email_line, count_line)), None)
     return Profile(name=text_of(link), url=absolute_url(href, origin), ids=Ids(scholar=user_id(href)),
                    affiliation=affiliation, email_domain=last_domain(email_line or ""),
-                   metrics=Metrics(citations=to_int(count_line)))
+                   metrics=Metrics(citations=count_in(count_line)))
 
 
 def _lines_after(heading: Element, box: Element | None) -> list[str]:
@@ -286,8 +287,8 @@ def _search_info(doc: Document, root: Element, origin: str, listing: Element | N
         cites=[c for c in (query_value(probe, "cites") or "").split(",") if c],
         cluster=query_value(probe, "cluster"),
         total_results=_stated_total(root),
-        page_number=to_int(element_text(current[0])) if current else None,
-        next_start=to_int(query_value(nav_next, "start")),
+        page_number=read_count(element_text(current[0])) if current else None,
+        next_start=read_count(query_value(nav_next, "start")),
         next_url=absolute_url(nav_next, origin) if nav_next else None,
     )
     if info.total_results is None and not has_results and listing is not None and listing.get("id") == "gs_res_ccl_mid":
@@ -305,7 +306,7 @@ def _stated_total(root: Element) -> int | None:
     # 2020+: the count is the first div (div.gs_ab_mdw) of the box; 2016: the box's own text
     line = re.sub(r"\(.*", "", clean(element_text(box[0] if len(box) and box[0].tag == "div" else box)))
     numbers = NUMBER.findall(line)
-    return to_int(numbers[-1]) if numbers else None
+    return read_count(numbers[-1]) if numbers else None
 
 
 def _check_search_results(doc: Document, blocks: list[Element], others: list[Element],
@@ -378,6 +379,8 @@ def _unread_result_parts(parts: dict[str, list[Element]], pub: Publication, unkn
             missing.append("the result type badge (h3.gs_rt span.gs_ct1)")
     if any(link.kind == "fulltext" for link in pub.links):
         missing.append("the type of a full-text link (div.gs_ggs span.gs_ctg2)")
+    if pub.citations is None and any(link.kind == "cited_by" for link in pub.links):
+        missing.append("the \"Cited by\" count is not plainly a whole number (number_unreadable): it is null")
     return missing
 
 
@@ -393,7 +396,7 @@ def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None
         result.warn(Warn.search_unreadable, "the page links other result pages (start=) but its page bar "
                                             "(#gs_n, .gs_ico_nav_current) could not be read")
         return
-    numbers = (to_int(element_text(a)) for a in as_elements(_SEARCH_PAGE_LINKS(root)))
+    numbers = (read_count(element_text(a)) for a in as_elements(_SEARCH_PAGE_LINKS(root)))
     later = [n for n in numbers if n and n > info.page_number]
     if later and info.next_start is None:
         result.warn(Warn.search_unreadable, f"the page bar links page {later[0]} but no \"Next\" link "
@@ -427,7 +430,7 @@ def parse_author_search(doc: Document) -> PageResult:
     query_box = as_elements(_AUTHOR_QUERY_BOX(root))
     result.search = SearchInfo(kind="authors",
                                query=clean_or_none(query_box[0].get("value")) if query_box else None,
-                               next_start=to_int(query_value(next_url, "astart")), next_url=next_url)
+                               next_start=read_count(query_value(next_url, "astart")), next_url=next_url)
     unnamed = [n for n, profile in enumerate(result.profiles, 1) if not profile.name or not profile.ids.scholar]
     if cards and len(unnamed) == len(cards):
         raise LayoutChanged(f"none of the {len(cards)} profile cards (div.gsc_1usr) has a name linking a profile")
@@ -461,7 +464,7 @@ def _author_card(card: Element, origin: str) -> Profile:
                    affiliation=text_of(first_of(parts, "affiliation")),
                    email_domain=email_domain_of(first_of(parts, "email")),
                    interests=[clean(element_text(a)) for a in interests if clean(element_text(a))],
-                   metrics=Metrics(citations=to_int(text_of(first_of(parts, "cited_by")))))
+                   metrics=Metrics(citations=count_in(text_of(first_of(parts, "cited_by")))))
 
 
 _CARD_PARTS = {"gs_ai_name", "gs_ai_aff", "gs_ai_eml", "gs_ai_cby", "gs_ai_int"}
@@ -477,6 +480,9 @@ def _unread_card_parts(card: Element) -> list[str]:
     box = first_of(parts, "interests")
     if box is not None and any(True for _ in box.iter("a")) and not parts.get("interest"):
         missing.append("the interests (div.gs_ai_int a.gs_ai_one_int)")
+    cited = text_of(first_of(parts, "cited_by"))
+    if cited is not None and count_in(cited) is None:
+        missing.append("the \"Cited by\" count (div.gs_ai_cby) is not plainly a whole number: it is null")
     return missing
 
 
