@@ -370,8 +370,9 @@ class Store:
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
             # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
             trusted = not any(untrusted(w.code) for w in warnings)  # drifted rows never replace a good record
-            db.executemany(_UPSERT_PUBLICATION if trusted else _INSERT_PUBLICATION, [(site, pub_id, pub.title, pub.year, pub.citations,
-                                                  to_json(pub).decode(), run, now) for _, pub_id, pub in keyed])
+            db.executemany(_UPSERT_PUBLICATION if trusted else _INSERT_PUBLICATION,
+                           [(site, pub_id, pub.title, pub.year, pub.citations, to_json(pub).decode(), run, now)
+                            for _, pub_id, pub in keyed])
             db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
                            [(site, profile_id, run, pub_id, position) for position, pub_id, _ in keyed])

@@ -97,23 +97,14 @@ def parse_legacy_profile(doc: Document) -> PageResult:
 
 def _legacy_metrics(table: Element, cells: Cells) -> Metrics:
     """The six counts of ``table#stats`` (all, since) and the "since" year of its header row."""
-<<<<<<< HEAD
-    cells = [to_int(element_text(td)) for td in table.iter("td") if "cit-data" in class_names(td)]
+    texts = [element_text(td) for td in table.iter("td") if "cit-data" in class_names(td)]
     first_row = next(table.iter("tr"), None)  # a table#stats of <div>s has no row: its counts are unread
     header = [element_text(td) for td in first_row.iter("td")] if first_row is not None else []
-    if len(cells) != 6:
-        return Metrics()
-    return Metrics(citations=cells[0], citations_since=cells[1], since_year=find_year(header[-1]) if header else None,
-                   h_index=cells[2], h_index_since=cells[3], i10_index=cells[4], i10_index_since=cells[5])
-=======
-    texts = [element_text(td) for td in table.iter("td") if "cit-data" in class_names(td)]
-    header = [element_text(td) for td in next(table.iter("tr")).iter("td")]
     if len(texts) != 6:
         return Metrics()
     values = [cells.count(text, f"metrics table, cell {number}") for number, text in enumerate(texts, 1)]
-    return Metrics(citations=values[0], citations_since=values[1], since_year=find_year(header[-1]),
+    return Metrics(citations=values[0], citations_since=values[1], since_year=find_year(header[-1]) if header else None,
                    h_index=values[2], h_index_since=values[3], i10_index=values[4], i10_index_since=values[5])
->>>>>>> parsers
 
 
 def _legacy_coauthors(root: Element, own: str | None, origin: str) -> list[Coauthor]:

@@ -176,7 +176,8 @@ def _mutants(page: bytes, seed: int, count: int) -> list[bytes]:
 def _counted(err: str, status: str = "") -> int:
     """How many targets the summary line of ``err`` counts (with ``status``, or all)."""
     summary = err.strip().splitlines()[-1].split(";")[0]
-    return sum(int(n) for n, s in re.findall(r"(\d+) (done|partial|failed|pending)", summary) if s == status or not status)
+    counts = re.findall(r"(\d+) (done|partial|failed|pending)", summary)
+    return sum(int(n) for n, s in counts if s == status or not status)
 
 
 _WRONG_HEADERS = [(HTML,), (("Content-Type", "text/html; charset=utf-16"),), (("Content-Type", "application/json"),),
@@ -188,7 +189,7 @@ def test_random_mutations_of_real_answers_end_each_target_alone(seed: int, site,
     rng = random.Random(seed)
     pages = [PAGE, MSR_PAGE, ELAMUR_PAGE]
     bad = [f"Mutant{seed}{i:02d}xAAAAJ" for i in range(5)]
-    for user, body in zip(bad, (m for page in pages for m in _mutants(page, seed, 2))):
+    for user, body in zip(bad, (m for page in pages for m in _mutants(page, seed, 2)), strict=False):
         site.answer(user, 200, list(rng.choice(_WRONG_HEADERS)), body)
         site.fault(f"user={user}", *[f"answer:{user}"] * 10)
     targets = [*TARGETS[:1], *TARGETS[2:], *({"site": "scholar", "id": user} for user in bad)]
