@@ -72,7 +72,7 @@ def _is_captcha(doc: Document, head: str) -> bool:
     return bool(_CAPTCHA_MARKUP(doc.selector.root))
 
 
-# Markup only Google's block pages hold (research/scholar/STRUCTURE.md): div#gs_captcha_ccl and
+# Markup only Google's block pages hold: div#gs_captcha_ccl and
 # form#gs_captcha_f (Scholar), form#captcha-form and div#recaptcha on google.com/sorry/, the DoS
 # interstitial's rc-doscaptcha-body, and the reCAPTCHA widget or script inside a form.
 _CAPTCHA_MARKUP = etree.XPath(
