@@ -23,6 +23,7 @@ Exception hierarchy::
     │   ├── Undecodable                  "undecodable": bytes that are not text in the charset found or declared
     │   ├── TooDeep                      "too_deep": nesting deeper than a reader follows (JSON 100,000 deep)
     │   └── Unreadable                   "unreadable": a file or folder that cannot be read (permissions, ...)
+    ├── NoPages                          "no_pages": inputs that hold nothing to read (an empty folder, notes)
     ├── FetchError                       "fetch_failed": a page that could not be fetched
     │   ├── Unreachable                  "unreachable": connection errors throughout, or a name that does not resolve
     │   │   └── TimedOut                 "timeout": no whole answer (headers and body) within ``timeout``
@@ -59,7 +60,7 @@ __all__ = [
     "LayoutChanged", "BadRecords", "TooLarge", "TooDeep", "Undecodable", "Unreadable", "MAX_INPUT_BYTES",
     "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "BadEncoding", "HttpError",
     "HostBlocked", "NotFound", "RobotsDisallowed",
-    "JobError", "NotOurFile", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
+    "NoPages", "JobError", "NotOurFile", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
     "PARSE_CODES", "ExitCode",
 ]
 
