@@ -10,7 +10,8 @@ is complete unless it says it is ``partial`` or ``shrunk`` (it lost more than ha
 publications of the profile's previous run without the page saying so; a shrink seen twice in a
 row is not one). A ``partial`` record (paging stopped: a profile longer than one page) is compared
 with the profile's previous partial run, and among incomplete records a shrunk or untrusted one
-never replaces a trusted one (``docs/scraping.md``, "The store"). Publications are upserted by ``(site, id)`` (their latest record), and
+never replaces a trusted one (``docs/scraping.md``, "The store"). Publications are upserted by
+``(site, id)`` (their latest record), and
 ``citation_snapshots`` grows by one row per publication per run: how citations grew.
 The SQL is kept portable (``INSERT ... ON CONFLICT ... DO UPDATE``, no SQLite-only types); the
 two databases differ only in what ``_Dialect`` covers: connecting, placeholders, transactions.
@@ -400,7 +401,8 @@ class Store:
     def save(self, run: str, fallback_id: str, result: PageResult) -> PageWarning | None:
         """Keep a profile's record for ``run``: its listing in the history, its publications upserted
         with their citations snapshotted; it becomes the exported record unless a complete one is
-        stored and it is not, or it is shrunk or untrusted and a trusted one is stored. Returns the ``shrunk`` warning when the record has one."""
+        stored and it is not, or it is shrunk or untrusted and a trusted one is stored. Returns the
+        ``shrunk`` warning when the record has one."""
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         result = within_int64(result)
         site, profile_id = result.site, profile_key(result, fallback_id)
