@@ -8,7 +8,10 @@ publications it listed (``run_publications``) stay, so a bad run cannot erase a 
 listing (the latest record when none is complete), which is what ``store export`` gives: a record
 is complete unless it says it is ``partial`` or ``shrunk`` (it lost more than half of the
 publications of the profile's previous run without the page saying so; a shrink seen twice in a
-row is complete). Publications are upserted by ``(site, id)`` (their latest record), and
+row is not one). A ``partial`` record (paging stopped: a profile longer than one page) is compared
+with the profile's previous partial run, and among incomplete records a shrunk or untrusted one
+never replaces a trusted one (``docs/scraping.md``, "The store"). Publications are upserted by
+``(site, id)`` (their latest record), and
 ``citation_snapshots`` grows by one row per publication per run: how citations grew.
 The SQL is kept portable (``INSERT ... ON CONFLICT ... DO UPDATE``, no SQLite-only types); the
 two databases differ only in what ``_Dialect`` covers: connecting, placeholders, transactions.
@@ -57,6 +60,9 @@ class Cursor(Protocol):
 
     def fetchall(self) -> list[Any]: ...
 
+    @property
+    def description(self) -> Sequence[Sequence[Any]] | None: ...
+
     def executemany(self, statement: str, rows: Iterable[Parameters], /) -> object: ...
 
 
@@ -88,19 +94,21 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS profile_runs (
         site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, record TEXT NOT NULL,
         publications INTEGER NOT NULL, complete INTEGER NOT NULL, saved_at TEXT NOT NULL,
+        partial INTEGER NOT NULL DEFAULT 0, trusted INTEGER NOT NULL DEFAULT 1,
         PRIMARY KEY (site, profile_id, run_id))""",
     """CREATE TABLE IF NOT EXISTS run_publications (
         site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, publication_id TEXT NOT NULL,
         position INTEGER NOT NULL, PRIMARY KEY (site, profile_id, run_id, publication_id))""",
     """CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)""",
 )
-SCHEMA_VERSION = 2
+# schema 3: profile_runs.partial (paging stopped) and .trusted (neither shrunk nor untrusted)
+SCHEMA_VERSION = 3
 # The columns of ``Store.citation_history``, in order.
 HISTORY_KEYS = ("site", "publication_id", "run_id", "taken_at", "citations", "title", "profile_id", "profile_name")
 # The tables a store of any version has: a file without them is not a pubharvest store.
 STORE_TABLES = frozenset({"profiles", "publications", "profile_publications"})
 # A store of schema 1 kept one listing per profile (its last run's): it becomes that run's history.
-_MIGRATIONS = (
+_MIGRATIONS_TO_2 = (
     """INSERT INTO profile_runs (site, profile_id, run_id, record, publications, complete, saved_at)
         SELECT p.site, p.profile_id, p.last_run, p.record,
             (SELECT count(*) FROM profile_publications l WHERE l.site = p.site AND l.profile_id = p.profile_id),
@@ -110,9 +118,9 @@ _MIGRATIONS = (
         SELECT l.site, l.profile_id, p.last_run, l.publication_id, l.position
         FROM profile_publications l JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id
         WHERE true ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING""",
-    "INSERT INTO store_meta (name, value) VALUES ('schema', '2') "
-    "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 )
+# Columns schema 3 added to a table of schema 2 (a table created by this version has them already).
+_RUN_COLUMNS = {"partial": "INTEGER NOT NULL DEFAULT 0", "trusted": "INTEGER NOT NULL DEFAULT 1"}
 # Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export
 # (besides these, every code the catalogue marks ``untrusted``: drifted markup).
 INCOMPLETE = frozenset({Warn.partial.name, Warn.shrunk.name})
@@ -134,14 +142,18 @@ _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_
     VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
         taken_at = excluded.taken_at"""
-_UPSERT_RUN = """INSERT INTO profile_runs (site, profile_id, run_id, record, publications, complete, saved_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)
+_UPSERT_RUN = """INSERT INTO profile_runs
+        (site, profile_id, run_id, record, publications, complete, saved_at, partial, trusted)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (site, profile_id, run_id) DO UPDATE SET record = excluded.record,
-        publications = excluded.publications, complete = excluded.complete, saved_at = excluded.saved_at"""
+        publications = excluded.publications, complete = excluded.complete, saved_at = excluded.saved_at,
+        partial = excluded.partial, trusted = excluded.trusted"""
+# The run a record is compared with: any earlier run of the profile, or for a partial record the
+# previous partial one (the same first pages; a complete run always wins over partial ones anyway).
 _PREVIOUS_RUN = """SELECT run_id, publications FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id <> ?
-    ORDER BY saved_at DESC, run_id DESC LIMIT 1"""
+    AND partial >= ? ORDER BY saved_at DESC, run_id DESC LIMIT 1"""
 _EXPORTED_RUN = """SELECT run_id FROM profile_runs WHERE site = ? AND profile_id = ?
-    ORDER BY complete DESC, saved_at DESC, run_id DESC LIMIT 1"""
+    ORDER BY complete DESC, trusted DESC, saved_at DESC, run_id DESC LIMIT 1"""
 
 
 _DATABASE_URL = re.compile(r"postgres(ql)?://", re.IGNORECASE)
@@ -203,10 +215,47 @@ def _create_schema(db: _Sql) -> None:
     """The tables, and an older store's rows carried into the history tables (once, in this transaction)."""
     for statement in SCHEMA:
         db.execute(statement)
-    version = db.execute("SELECT value FROM store_meta WHERE name = 'schema'").fetchone()
-    if version is None or schema_number(version[0]) < SCHEMA_VERSION:
-        for statement in _MIGRATIONS:
+    row = db.execute("SELECT value FROM store_meta WHERE name = 'schema'").fetchone()
+    version = 0 if row is None else schema_number(row[0])
+    if version < 2:
+        for statement in _MIGRATIONS_TO_2:
             db.execute(statement)
+    if version < 3:
+        _add_run_standing(db)
+    if version < SCHEMA_VERSION:
+        db.execute("INSERT INTO store_meta (name, value) VALUES ('schema', ?) "
+                   "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+
+
+def _add_run_standing(db: _Sql) -> None:
+    """Schema 3: ``partial`` and ``trusted`` on every stored run, read from the warnings its record kept."""
+    columns = {column[0] for column in db.execute("SELECT * FROM profile_runs WHERE false").description or ()}
+    for name, kind in _RUN_COLUMNS.items():
+        if name not in columns:
+            db.execute(f"ALTER TABLE profile_runs ADD COLUMN {name} {kind}")
+    rows = db.execute("SELECT site, profile_id, run_id, record FROM profile_runs").fetchall()
+    db.executemany("UPDATE profile_runs SET partial = ?, trusted = ? WHERE site = ? AND profile_id = ? AND run_id = ?",
+                   [(*run_standing(_stored_warnings(record)), site, profile_id, run)
+                    for site, profile_id, run, record in rows])
+
+
+def _stored_warnings(record: str) -> list[PageWarning]:
+    try:
+        return decoded(record, PageResult).warnings
+    except (msgspec.ValidationError, msgspec.DecodeError):  # unreadable: the column defaults stand
+        return []
+
+
+def run_standing(warnings: Sequence[PageWarning]) -> tuple[int, int]:
+    """``(partial, trusted)`` of a run's record: whether its paging stopped, and whether it is
+    neither ``shrunk`` nor marked by an untrusted warning (drifted markup).
+
+    >>> run_standing([PageWarning(code="partial", message="")]), run_standing([PageWarning(code="shrunk", message="")])
+    ((1, 1), (0, 0))
+    """
+    codes = {w.code for w in warnings}
+    trusted = Warn.shrunk.name not in codes and not any(untrusted(code) for code in codes)
+    return int(Warn.partial.name in codes), int(trusted)
 
 
 def schema_number(value: object) -> int:
@@ -351,8 +400,9 @@ class Store:
 
     def save(self, run: str, fallback_id: str, result: PageResult) -> PageWarning | None:
         """Keep a profile's record for ``run``: its listing in the history, its publications upserted
-        with their citations snapshotted; it becomes the exported record unless it is incomplete and
-        a complete one is stored. Returns the ``shrunk`` warning when the record has one."""
+        with their citations snapshotted; it becomes the exported record unless a complete one is
+        stored and it is not, or it is shrunk or untrusted and a trusted one is stored. Returns the
+        ``shrunk`` warning when the record has one."""
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         result = within_int64(result)
         site, profile_id = result.site, profile_key(result, fallback_id)
@@ -360,12 +410,14 @@ class Store:
         keyed = [(position, publication_key(site, pub), pub)
                  for position, pub in _in_key_order(site, result.publications)]
         with self.dialect.transaction(self.connection) as db:
-            previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run)).fetchone()
+            partial = run_standing(result.warnings)[0]
+            previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run, partial)).fetchone()
             shrunk = shrink_warning(result, previous)
             warnings = result.warnings + ([shrunk] if shrunk else [])
             profile = to_json(msgspec.structs.replace(result, publications=[], warnings=warnings)).decode()
             complete = not any(w.code in INCOMPLETE or untrusted(w.code) for w in warnings)
-            db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now))
+            db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now,
+                                     *run_standing(warnings)))
             db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
             # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
@@ -436,14 +488,14 @@ class Store:
 
 
 def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> PageWarning | None:
-    """A ``shrunk`` warning when ``result`` lists fewer than half the publications of the profile's
-    ``previous`` run ``(run id, count)`` and the page does not account for it: no ``partial``
-    warning, no stated total (``metrics.works``) equal to what it lists.
+    """A ``shrunk`` warning when ``result`` lists fewer than half the publications of the
+    ``previous`` run ``(run id, count)`` it is compared with (for a partial record, the previous
+    partial run) and the page does not account for it: no stated total (``metrics.works``) equal
+    to what it lists.
 
     >>> shrink_warning(PageResult(site="scholar", page="profile"), ("r1", 12)).message
     'lists 0 publications where run r1 listed 12: kept, but not exported while that record stands'
-    >>> shrink_warning(PageResult(site="scholar", page="profile", warnings=[PageWarning(code="partial", message="")]),
-    ...                ("r1", 12)) is None
+    >>> shrink_warning(PageResult(site="scholar", page="profile", publications=[Publication()]), ("r1", 2)) is None
     True
     """
     if previous is None:
@@ -451,7 +503,7 @@ def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> Page
     run, before = previous
     count = len(result.publications)
     works = result.profile.metrics.works if result.profile else None
-    if count * 2 >= before or works == count or any(w.code == Warn.partial.name for w in result.warnings):
+    if count * 2 >= before or works == count:
         return None
     return PageWarning(code=Warn.shrunk.name, message=f"lists {count} publications where run {run} listed {before}: "
                                               "kept, but not exported while that record stands")

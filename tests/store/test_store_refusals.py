@@ -14,7 +14,7 @@ from scrapejobs import SCHOLAR_A, scrape, write_job
 
 from pubharvest.errors import ExitCode, StoreError
 from pubharvest.parsers.records import Ids, PageResult, PageWarning, Profile, Publication, PublicationIds
-from pubharvest.store import Store
+from pubharvest.store import SCHEMA_VERSION, Store
 
 
 def digest(path: Path) -> str:
@@ -37,7 +37,7 @@ def stored_store(path: Path, schema: str | None) -> None:
         db.close()
 
 
-@pytest.mark.parametrize("schema", ["3", "10"])
+@pytest.mark.parametrize("schema", ["4", "10"])
 def test_a_store_of_a_newer_schema_is_refused_and_not_written(schema: str, tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite"
     stored_store(path, schema)
@@ -52,7 +52,7 @@ def test_schema_versions_are_compared_as_numbers_so_an_older_one_is_migrated(tmp
     stored_store(path, "1")
     Store(path).close()
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT value FROM store_meta").fetchone() == ("2",)
+        assert db.execute("SELECT value FROM store_meta").fetchone() == (str(SCHEMA_VERSION),)
     db.close()
 
 
