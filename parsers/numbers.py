@@ -63,7 +63,8 @@ def _groups(text: str) -> tuple[list[str] | None, str | None]:
         if char.isdecimal():
             current += char
         elif char in _SEPARATORS and current and separator in (None, char):
-            separator, current = char, groups.append(current) or ""
+            groups.append(current)
+            separator, current = char, ""
         else:
             return None, None
     if not current:

@@ -139,7 +139,7 @@ class _Zlib:
 class _Brotli:
     def __init__(self) -> None:
         try:
-            import brotli
+            import brotli  # type: ignore[import-untyped, unused-ignore]  # typed in some releases only
         except ImportError:
             raise BadCoding("the body is brotli (br) and the brotli package is not installed") from None
         self.module: Any = brotli
@@ -165,7 +165,7 @@ class _Zstd:
             from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
         except ImportError:
             try:
-                from backports import zstd  # type: ignore[import-not-found,no-redef]
+                from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
             except ImportError:
                 raise BadCoding("the body is zstd and no zstd decoder is installed") from None
         self.module: Any = zstd

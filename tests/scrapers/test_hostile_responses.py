@@ -308,6 +308,7 @@ def test_a_pre_2014_stats_table_of_divs_gives_rows_and_a_warning(read_corpus) ->
                    lambda m: re.sub(rb"<(/?)t[rdh]\b", rb"<\1div", m.group(0)), page, flags=re.S)
     assert stats != page
     result = parse(stats)
+    assert result.profile is not None
     assert len(result.publications) == 20 and result.profile.metrics.citations is None
     assert any(w.code == "profile_unreadable" and "table#stats" in w.message for w in result.warnings)
 

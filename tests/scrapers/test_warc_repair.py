@@ -199,7 +199,9 @@ def gzip_member(data: bytes) -> bytes:
 def content_length(member: bytes) -> bytes:
     import re
 
-    return re.search(rb"Content-Length: (\d+)", zlib.decompress(member, wbits=31))[0]
+    found = re.search(rb"Content-Length: (\d+)", zlib.decompress(member, wbits=31))
+    assert found is not None
+    return found[0]
 
 
 def damage(case: str, member: bytes) -> bytes:
