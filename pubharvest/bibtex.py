@@ -5,9 +5,10 @@ follow the CSL type: ``@inproceedings`` (``booktitle``), ``@article`` (``journal
 (``institution``, ``number``), ``@misc`` for preprints (``eprint``, ``archivePrefix = {arXiv}`` and,
 for plain, ``howpublished = {arXiv preprint arXiv:...}``) and patents (``howpublished``, ``number``),
 ``@phdthesis`` (``school``), else ``@misc``; a type whose required fields the record cannot fill
-is a ``@misc``. Months are BibTeX's macros (``month = may``). Values are LaTeX that pdflatex reads
-with utf8 inputenc (``pubharvest.latex``), words with inner capitals braced so that styles keep
-their case.
+is a ``@misc``. Months are BibTeX's macros (``month = may``). Every piece of a record's text
+enters a value through one function, ``field_text``: LaTeX that pdflatex reads with utf8 inputenc
+(``pubharvest.latex``), or percent-encoded in the verbatim fields, so that no text can end a value
+or an entry; words with inner capitals braced so that styles keep their case.
 
 >>> from pubharvest.parsers.records import Publication, PublicationIds
 >>> pub = Publication(title="ZeRO & friends: 100% GPU_s", authors=["J Ren", "T van de Ven"],
@@ -68,9 +69,50 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 # BibTeX's month macros (every style defines them; biber reads them too), written unbraced
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MACRO_FIELDS = frozenset({"month"})
+# Fields (bib)latex reads verbatim: written percent-encoded rather than as LaTeX
+VERBATIM_FIELDS = frozenset({"doi", "eprint", "url"})
+# What a verbatim value may not hold as it is: braces and a backslash (which escapes the closing
+# brace for bibtexparser), and what is not printable (a space or newline, a lone surrogate): the
+# characters ``_percent_encoded`` looks at
+_NOT_VERBATIM = re.compile(r"[{}\\]|[^\x21-\x7e]")
+# BibTeX splits a name list at a whole word "and", and a name into its parts at commas
+_NAME_SEPARATOR = re.compile(r"(?i)(?<!\S)and(?!\S)|,")
+# A page range's hyphens: written as TeX's en dash
+_RANGE_DASH = re.compile(r"-+")
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
 # punctuation that ends it: styles must keep its case.
 _CASED_WORD = re.compile(r"(?<!\S)\S+?[A-Z]\S*?(?=[:;,.!?]*(?:\s|$))")
+
+
+def field_text(field: str, text: str) -> str:
+    r"""``text`` as it may stand in the value of ``field``: the one way a record's text enters the
+    BibTeX, so that no text ends a value or an entry, or splits an author list.
+
+    Verbatim fields (``url``, ``doi``, ``eprint``) percent-encode braces, backslashes and what is
+    not printable; the others are LaTeX (``pubharvest.latex.escape``: braces, backslashes and TeX's
+    specials as commands, newlines as spaces), and in ``author`` a comma or a word "and" is braced.
+
+    >>> field_text("volume", "112}} @misc{x,"), field_text("url", "https://x.org/a b\\")
+    ('112\\textbraceright{}\\textbraceright{} @misc\\textbraceleft{}x,', 'https://x.org/a%20b%5C')
+    >>> field_text("author", "Tom and Jerry, Inc.")
+    'Tom {and} Jerry{,} Inc.'
+    """
+    if field in VERBATIM_FIELDS:
+        return _NOT_VERBATIM.sub(_percent_encoded, text)
+    escaped = escape(text)
+    return _NAME_SEPARATOR.sub(r"{\g<0>}", escaped) if field == "author" else escaped
+
+
+def _percent_encoded(match: re.Match[str]) -> str:
+    char = match.group()
+    if char.isprintable() and not char.isspace() and char not in "{}\\":
+        return char
+    # a lone surrogate has no UTF-8 form: it is written as U+FFFD, the replacement character
+    return "".join(f"%{byte:02X}" for byte in ("\ufffd" if _is_surrogate(char) else char).encode())
+
+
+def _is_surrogate(char: str) -> bool:
+    return "\ud800" <= char <= "\udfff"
 
 
 def protect_case(text: str) -> str:
@@ -79,7 +121,16 @@ def protect_case(text: str) -> str:
     >>> protect_case("ZeRO-Offload: Democratizing Billion-Scale Model Training")
     '{ZeRO-Offload}: Democratizing {Billion-Scale} Model Training'
     """
-    return _CASED_WORD.sub(lambda m: "{" + m.group() + "}", escape(text))
+    return _CASED_WORD.sub(lambda m: "{" + m.group() + "}", field_text("title", text))
+
+
+def page_range(pages: str) -> str:
+    r"""The ``pages`` value: each run of hyphens TeX's en dash ``--``.
+
+    >>> page_range("267-280"), page_range("1--2}")
+    ('267--280', '1--2\\textbraceright{}')
+    """
+    return "--".join(field_text("pages", part) for part in _RANGE_DASH.split(pages))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # names repeat on every paper of a profile
@@ -91,17 +142,22 @@ def bibtex_name(name: str) -> str:
     """
     parts = split_name(name)
     if parts.literal is not None:
-        return "{" + escape(parts.literal) + "}"
-    family = escape(parts.family or "")
+        literal = field_text("author", parts.literal)
+        return "{" + literal + "}" if literal.strip() else ""
+    family = field_text("author", parts.family or "")
     if " " in family:  # a multi-word family name is one name, not "First Last"
         family = "{" + family + "}"
-    last = " ".join(filter(None, (parts.particle, family)))
-    return ", ".join(filter(None, (last, escape(parts.suffix or ""), escape(parts.given or ""))))
+    last = " ".join(filter(None, (field_text("author", parts.particle or ""), family)))
+    if not last.strip():  # nothing printable (a name of invisible characters)
+        return ""
+    given = (field_text("author", part or "") for part in (parts.suffix, parts.given))
+    return ", ".join(filter(None, (last, *given)))
 
 
 def bibtex_authors(pub: Citable) -> str | None:
-    """The ``author`` field: names joined by ``and``, ending in ``and others`` when the page cut the list."""
-    names = [bibtex_name(name) for name in pub.authors]
+    """The ``author`` field: names joined by ``and``, ending in ``and others`` when the page cut the
+    list; a name with nothing printable is left out."""
+    names = [written for name in pub.authors if (written := bibtex_name(name))]
     if pub.authors_truncated and names:
         names.append("others")
     return " and ".join(names) or None
@@ -127,7 +183,7 @@ def bibtex_record(pub: Citable) -> tuple[str, list[tuple[str, str]]]:
     fields = _fields(pub, "misc", "howpublished")
     # a report's venue is its number, a thesis' its school
     if all(name != "howpublished" for name, _ in fields) and pub.venue:
-        fields.insert(2, ("howpublished", escape(pub.venue)))
+        fields.insert(2, ("howpublished", field_text("howpublished", pub.venue)))
     return "misc", fields
 
 
@@ -141,24 +197,29 @@ def _fields(pub: Citable, entry: str, venue_field: str | None) -> list[tuple[str
         ("title", protect_case(title) if (title := shown_title(pub)) else None),
         (venue_field, shown_venue(pub) if venue_field else None),
         ("institution" if kind == "report" else "school" if kind == "thesis" else "publisher",
-         escape(pub.publisher) if pub.publisher else None),
-        ("volume", parts.volume),
+         _text("publisher", pub.publisher)),
+        ("volume", _text("volume", parts.volume)),
         # an issue is plain's ``number`` only in an article: elsewhere ``number`` is a series
         # number, and plain warns at a volume with one
-        ("number", escape(number or (parts.issue if entry == "article" else "") or "") or None),
-        ("issue", parts.issue if entry != "article" and not number else None),
-        ("pages", parts.pages.replace("-", "--") if parts.pages else None),
+        ("number", _text("number", number or (parts.issue if entry == "article" else None))),
+        ("issue", _text("issue", parts.issue) if entry != "article" and not number else None),
+        ("pages", page_range(parts.pages) if parts.pages else None),
         ("year", str(date[0]) if date else None),
         ("month", MONTHS[date[1] - 1] if len(date) > 1 and 1 <= date[1] <= 12 else None),
-        ("doi", verbatim(pub.ids.doi)),
-        ("isbn", pub.ids.isbn),
-        ("eprint", pub.ids.arxiv),
+        ("doi", _text("doi", pub.ids.doi)),
+        ("isbn", _text("isbn", pub.ids.isbn)),
+        ("eprint", _text("eprint", pub.ids.arxiv)),
         ("archivePrefix", "arXiv" if pub.ids.arxiv else None),
-        ("url", verbatim(pub.url)),
+        ("url", _text("url", pub.url)),
         # what plain sorts an entry without authors by (else it warns "to sort, need author or key")
-        ("key", None if pub.authors else escape(pub.title or pub.venue or "") or None),
+        ("key", None if pub.authors else _text("key", pub.title or pub.venue)),
     ]
     return [(name, value) for name, value in fields if name and value]
+
+
+def _text(field: str, value: str | None) -> str | None:
+    """``field_text`` of a value that may be absent."""
+    return field_text(field, value) if value else None
 
 
 def shown_venue(pub: Citable) -> str | None:
@@ -178,19 +239,7 @@ def shown_venue(pub: Citable) -> str | None:
         text = pub.venue or (f"Patent {pub.ids.patent_number}" if pub.ids.patent_number else None)
     else:
         text = container_title(pub) or (pub.venue if kind == PREPRINT else None)
-    return escape(text) if text else None
-
-
-def verbatim(value: str | None) -> str | None:
-    """A ``url`` or ``doi`` value: read verbatim by (bib)latex, so not escaped; braces and spaces are
-    percent-encoded, as they could unbalance the entry.
-
-    >>> verbatim("https://x.org/a_b?c=1&d={2}")
-    'https://x.org/a_b?c=1&d=%7B2%7D'
-    """
-    if not value:
-        return None
-    return value.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+    return _text("howpublished", text)
 
 
 def bibtex_entry(pub: Citable, key: str) -> str:

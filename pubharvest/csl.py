@@ -8,11 +8,15 @@
 ('article', {'date-parts': [[2021]]}, '2101.06840', 'arXiv')
 >>> item["author"]
 [{'family': 'Aminabadi', 'given': 'R. Y.'}, {'literal': 'BigScience Workshop'}, {'literal': 'others'}]
+
+JSON quotes any text, so the one rule for a field's text is ``csl_text``: a lone surrogate (which has
+no UTF-8 form, and which ``json`` would write as it is, making the file unwritable) is U+FFFD.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -33,6 +37,27 @@ FALLBACK_TYPE = "document"  # CSL 1.0.2's type for a work of unknown kind
 # The last author of a cut list: pandoc's citeproc (as its BibTeX reader makes of ``and others``)
 # renders it "et al."
 OTHERS = {"literal": "others"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def csl_text(text: str) -> str:
+    r"""A field's text as CSL-JSON holds it: a lone surrogate becomes U+FFFD, the replacement character.
+
+    >>> csl_text("Sp\ud800ices") == "Sp\ufffdices", csl_text("a\n}{@")
+    (True, 'a\n}{@')
+    """
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def csl_texts(value: Any) -> Any:
+    """``value`` (an item, or any part of one) with ``csl_text`` applied to every string in it."""
+    if isinstance(value, str):
+        return csl_text(value)
+    if isinstance(value, dict):
+        return {key: csl_texts(part) for key, part in value.items()}
+    if isinstance(value, list):
+        return [csl_texts(part) for part in value]
+    return value
 
 
 def csl_name(name: str) -> dict[str, str]:
@@ -87,7 +112,7 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         # said again where tools that do not know pandoc's convention can read it
         "custom": {"authors_truncated": True} if pub.authors_truncated else None,
     }
-    return {name: value for name, value in item.items() if value is not None}
+    return {name: csl_texts(value) for name, value in item.items() if value is not None}
 
 
 def csl_items(pubs: Iterable[Citable], keys: Keys | None = None) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ import contextlib
 import csv
 import io
 import os
+import re
 import signal
 import stat
 import sys
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .merge import MergeResult, Paper
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # One CSV column: its header, and how to get its cell from what a row is made of.
 CsvColumn = tuple[str, Callable[[Any], Any]]
 
@@ -86,13 +88,21 @@ class _CsvTable(_Writer):
 
 
 def neutralise(value: Any) -> Any:
-    """A cell a spreadsheet will not run as a formula: text starting with = + - @, a tab or a carriage
-    return gets a leading '."""
+    r"""A cell as the CSV holds it (the one rule for every cell's text; the csv module quotes commas,
+    quotes and newlines): one a spreadsheet will not run as a formula (text starting with = + - @, a
+    tab or a carriage return gets a leading '), with a lone surrogate, which has no UTF-8 form, as
+    U+FFFD.
+
+    >>> neutralise("@SUM(A1)\n"), neutralise("Sp\ud800ices") == "Sp\ufffdices", neutralise(None), neutralise(12)
+    ("'@SUM(A1)\n", True, '', 12)
+    """
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    if not value.isascii():
+        value = _SURROGATE.sub("\ufffd", value)
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
 
 
 def citables(result: PageResult | MergeResult) -> list[Publication] | list[Paper]:
