@@ -19,13 +19,11 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .records import PageResult
+from .records import MAX_COUNT, YEARS, PageResult
 from .warning_codes import Warn
 
 __all__ = ["read_count", "read_year", "count_in", "why_not_count", "Cells", "MAX_COUNT", "YEARS"]
 
-MAX_COUNT = 2**63 - 1  # what the store's integer columns hold
-YEARS = range(1500, 2100)
 # Between groups of three: comma, full stop, space, no-break and thin spaces, apostrophes (Swiss), Arabic thousands.
 _SEPARATORS = frozenset(",. \u00a0\u202f\u2009'\u2019\u066c")
 # A word holding a digit, and the groups of three after it that spaces set apart ("1 234 567").

@@ -18,7 +18,11 @@ ValueError: 'nowhere' is not a site pubharvest knows (scholar, msr, elamur)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import functools
+import operator
+import types
+import typing
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -28,10 +32,21 @@ from .warning_codes import Warn, codes
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
     "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
-    "PageResult", "PageKind",
+    "PageResult", "PageKind", "Count", "Year", "IsoDate", "Orcid", "Doi", "MAX_COUNT", "YEARS",
     "registered_sites", "own_id", "set_own_id", "id_value", "id_values", "string_kinds",
     "to_builtins", "to_json", "from_json", "json_schema",
 ]
+
+# What the schema states of values beyond their types (``minimum``, ``maximum``, ``pattern``): record files
+# that ``merge`` and ``report`` read are checked against these (``pubharvest.recordfiles``); decoding does not
+# enforce them, so that a store keeps reading what an older version wrote.
+MAX_COUNT = 2**63 - 1  # what the store's integer columns hold
+YEARS = range(1500, 2100)
+Count = Annotated[int, msgspec.Meta(extra_json_schema={"minimum": 0, "maximum": MAX_COUNT})]
+Year = Annotated[int, msgspec.Meta(extra_json_schema={"minimum": YEARS.start, "maximum": YEARS.stop - 1})]
+IsoDate = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"})]
+Orcid = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$"})]
+Doi = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^10[.][0-9]{4,9}/\\S+$"})]
 
 PageKind = Literal["profile", "publication_list", "publication", "rows", "coauthors", "search"]
 
@@ -47,7 +62,7 @@ class Ids(_Record):
 
     scholar: str | None = None
     scholar_org: str | None = None
-    orcid: str | None = None
+    orcid: Orcid | None = None
     openalex: str | None = None
     wikidata: str | None = None
     msr: str | None = None
@@ -60,9 +75,9 @@ class Affiliation(_Record):
     kind: str | None = None
     city: str | None = None
     country: str | None = None
-    start_year: int | None = None
-    end_year: int | None = None
-    papers: int | None = None
+    start_year: Year | None = None
+    end_year: Year | None = None
+    papers: Count | None = None
     current: bool | None = None
     url: str | None = None
 
@@ -70,43 +85,43 @@ class Affiliation(_Record):
 class Topic(_Record):
     name: str
     kind: str | None = None
-    count: int | None = None
+    count: Count | None = None
     url: str | None = None
 
 
 class Metrics(_Record):
-    citations: int | None = None
-    citations_since: int | None = None
-    since_year: int | None = None
-    h_index: int | None = None
-    h_index_since: int | None = None
-    i10_index: int | None = None
-    i10_index_since: int | None = None
-    works: int | None = None
-    library_works: int | None = None
-    library_citations: int | None = None
-    rank: int | None = None
+    citations: Count | None = None
+    citations_since: Count | None = None
+    since_year: Year | None = None
+    h_index: Count | None = None
+    h_index_since: Count | None = None
+    i10_index: Count | None = None
+    i10_index_since: Count | None = None
+    works: Count | None = None
+    library_works: Count | None = None
+    library_citations: Count | None = None
+    rank: Count | None = None
     # Elamur: all of the author's works in its library (``library_works`` counts those with a page)
-    library_works_all: int | None = None
+    library_works_all: Count | None = None
     # Elamur "Cited by": papers of the library that cite the author, and how many bibliographies the
     # library read in all (library-wide: the denominator the page gives, not the author's figure)
-    library_citing_papers: int | None = None
-    library_papers_read: int | None = None
+    library_citing_papers: Count | None = None
+    library_papers_read: Count | None = None
 
 
 class YearCitations(_Record):
-    year: int
-    citations: int
+    year: Year
+    citations: Count
 
 
 class YearWorks(_Record):
-    year: int
-    works: int
+    year: Year
+    works: Count
 
 
 class PublicAccess(_Record):
-    available: int | None = None
-    not_available: int | None = None
+    available: Count | None = None
+    not_available: Count | None = None
 
 
 class Coauthor(_Record):
@@ -115,10 +130,10 @@ class Coauthor(_Record):
     affiliation: str | None = None
     email_domain: str | None = None
     ids: Ids = msgspec.field(default_factory=Ids)
-    papers: int | None = None
+    papers: Count | None = None
     url: str | None = None
     interests: list[str] = []
-    citations: int | None = None  # the co-author's own "Cited by" count (Scholar's co-author list)
+    citations: Count | None = None  # the co-author's own "Cited by" count (Scholar's co-author list)
 
 
 class Link(_Record):
@@ -149,15 +164,15 @@ class Profile(_Record):
     coauthors: list[Coauthor] = []
     venues: list[str] = []
     links: list[Link] = []
-    updated: str | None = None
-    snapshot_date: str | None = None  # date of the OpenAlex data behind ids, metrics and affiliations
+    updated: IsoDate | None = None
+    snapshot_date: IsoDate | None = None  # date of the OpenAlex data behind ids, metrics and affiliations
 
 
 class PublicationIds(_Record):
     scholar: str | None = None
     scholar_clusters: list[str] = []
     arxiv: str | None = None
-    doi: str | None = None
+    doi: Doi | None = None
     isbn: str | None = None
     report_number: str | None = None
     patent_number: str | None = None
@@ -169,7 +184,7 @@ class PublicationIds(_Record):
 class Facets(_Record):
     """The MSR groupings a paper was listed under."""
 
-    years: list[int] = []
+    years: list[Year] = []
     research_areas: list[str] = []
     types: list[str] = []
 
@@ -190,10 +205,10 @@ class Publication(_Record):
     author_links: list[Author] = []
     venue: str | None = None
     venue_truncated: bool = False
-    year: int | None = None
-    date: str | None = None
+    year: Year | None = None
+    date: IsoDate | None = None
     type: str | None = None
-    citations: int | None = None
+    citations: Count | None = None
     ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
     url: str | None = None
     links: list[Link] = []
@@ -204,7 +219,7 @@ class Publication(_Record):
     # Search results: the badge before the title as written ("PDF", "BOOK", "CITATION", localised),
     # and the count of the "All N versions" link (its cluster is in ``ids.scholar_clusters``)
     result_type: str | None = None
-    versions: int | None = None
+    versions: Count | None = None
     result_id: str | None = None  # the result's own id on a search page (``data-cid``, used by Cite and related:)
     # the paper's own page (Scholar's view_citation) gives these; the venue keeps them too, as a profile row writes it
     citations_by_year: list[YearCitations] = []
@@ -244,9 +259,9 @@ class SearchInfo(_Record):
     query: str | None = None
     cites: list[str] = []  # the cluster ids of a "Cited by" list (``cites=``)
     cluster: str | None = None  # the cluster of an "All versions" list (``cluster=``)
-    total_results: int | None = None
-    page_number: int | None = None
-    next_start: int | None = None
+    total_results: Count | None = None
+    page_number: Count | None = None
+    next_start: Count | None = None
     next_url: str | None = None
 
 
@@ -347,8 +362,17 @@ def string_kinds(ids_type: type[Ids] | type[PublicationIds]) -> tuple[str, ...]:
     >>> string_kinds(PublicationIds)
     ('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur')
     """
-    fields = tuple(f.name for f in msgspec.structs.fields(ids_type) if f.type == (str | None))
+    fields = tuple(f.name for f in msgspec.structs.fields(ids_type) if _unannotated(f.type) == (str | None))
     return fields + tuple(site for site in registered_sites() if site not in ids_type.__struct_fields__)
+
+
+def _unannotated(kind: Any) -> Any:
+    """``kind`` without the ``Annotated`` constraints of its members: ``Doi | None`` is ``str | None``."""
+    if typing.get_origin(kind) is Annotated:
+        return typing.get_args(kind)[0]
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        return functools.reduce(operator.or_, map(_unannotated, typing.get_args(kind)))
+    return kind
 
 
 def to_builtins(record: msgspec.Struct) -> Any:

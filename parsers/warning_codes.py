@@ -87,6 +87,9 @@ class Warn(Enum):
     year_group_mismatch = Meaning("a paper's date differs from the year group it is listed under")
     # search results
     search_unreadable = Meaning("a part of the search page could not be read")
+    # records read back (``merge``, ``report``)
+    lone_surrogate = Meaning("a record file held lone UTF-16 surrogates (an escaped \\ud800, half a character): "
+                             "each was read as U+FFFD")
 
 
 def codes() -> list[str]:

@@ -16,7 +16,7 @@ from typing import NamedTuple, TypeAlias
 
 import msgspec
 
-from pubharvest.parsers.records import Publication, PublicationIds
+from pubharvest.parsers.records import IsoDate, Publication, PublicationIds, Year
 
 PREPRINT = "article"  # CSL's type for preprints
 _PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
@@ -41,8 +41,8 @@ class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     authors_truncated: bool = False
     venue: str | None = None
     venue_truncated: bool = False
-    year: int | None = None
-    date: str | None = None
+    year: Year | None = None
+    date: IsoDate | None = None
     type: str | None = None
     ids: PublicationIds = msgspec.field(default_factory=PublicationIds)
     url: str | None = None

@@ -304,5 +304,6 @@ class ExitCode(IntEnum):
     BLOCKED = 3  # a site blocked the job (a CAPTCHA, 403, a long Retry-After); rerun later to resume
     UNREACHABLE = 4  # no host could be reached and no target got a record
     NOT_OUR_FILE = 5  # a file of the job holds another writer's data: refused, nothing cut; nothing ran
+    BAD_RECORDS = 6  # a file of records was refused whole (bad_records, too_deep); the other inputs were read
     INTERRUPTED = 130  # stopped by Ctrl-C; what was committed stays, a rerun resumes
     TERMINATED = 143  # stopped by SIGTERM (128 + 15), as gracefully as by Ctrl-C

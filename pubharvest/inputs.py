@@ -23,22 +23,19 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import msgspec
+from typing import BinaryIO
 
 from pubharvest.errors import (
     MAX_INPUT_BYTES,
-    BadRecords,
     ParseError,
     PubharvestError,
     TooLarge,
     Unreadable,
-    Unrecognised,
 )
 from pubharvest.parsers import parse
 from pubharvest.parsers.page import gunzip
 from pubharvest.parsers.records import PageResult
+from pubharvest.recordfiles import as_utf8, page_results
 
 # Suffixes read when walking a folder; a file named on the command line is always read.
 PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
@@ -131,7 +128,7 @@ def _is_records_file(path: Path, limit: int) -> bool:
     import json
 
     try:
-        data = json.loads(read_file(path, limit))
+        data = json.loads(as_utf8(read_file(path, limit)))
     except (ValueError, RecursionError, OSError, ParseError):
         return False
     items = data if isinstance(data, list) else [data]
@@ -156,75 +153,9 @@ def input_error(error: Exception) -> PubharvestError:
 
 
 def read_results(data: bytes, url: str | None = None) -> list[PageResult]:
-    """The page results in ``data``: decoded when they are records, else parsed as a page."""
+    """The page results in ``data``: decoded and checked against the schema when they are records
+    (``recordfiles.page_results``), else parsed as a page."""
     if data[:2] == GZIP_MAGIC:
         data = gunzip(data)
-    if (decoded := _decoded_records(data)) is not None:
-        return decoded
-    items = _json_records(data)
-    if items is None:
-        return [parse(data, url=url)]
-    try:
-        return [msgspec.convert(item, type=PageResult) for item in items]
-    except msgspec.ValidationError as error:
-        raise BadRecords(f"not valid page results: {error}") from None
-
-
-@functools.cache
-def _decoders() -> tuple[msgspec.json.Decoder[list[PageResult] | PageResult], msgspec.json.Decoder[PageResult]]:
-    """Decoders of a JSON document of page results (an array or one) and of one page result a line."""
-    return msgspec.json.Decoder(list[PageResult] | PageResult), msgspec.json.Decoder(PageResult)
-
-
-def _decoded_records(data: bytes) -> list[PageResult] | None:
-    """The page results in ``data`` decoded straight into records (no dicts in between: a third of
-    the time and memory), or None when ``data`` is anything else, bad records included, which
-    ``_json_records`` then reads to say what is wrong."""
-    text = data.lstrip()
-    if text[:1] not in (b"[", b"{"):
-        return None
-    document, lines = _decoders()
-    try:
-        decoded = document.decode(text)
-    except msgspec.DecodeError:
-        try:
-            return lines.decode_lines(text)
-        except msgspec.DecodeError:
-            return None
-    return decoded if isinstance(decoded, list) else [decoded]
-
-
-def _json_records(data: bytes) -> list[dict[str, Any]] | None:
-    """The JSON objects in ``data`` when it is pubharvest records (array, object or lines), else None.
-    JSON that no decoder takes (nested too deep, a number too long) is ``BadRecords``."""
-    import json  # only to say what is wrong with records (``_decoded_records`` reads good ones)
-
-    text = data.lstrip()
-    if text[:1] not in (b"[", b"{"):
-        return None
-    try:
-        items = _json_items(text)
-    except json.JSONDecodeError:
-        return None
-    except RecursionError:
-        raise BadRecords("JSON nested too deeply to read") from None
-    except ValueError as error:  # Python's limit on the digits of an int, for one
-        raise BadRecords(f"JSON that cannot be read: {error}") from None
-    if items == []:  # what `parse` writes when nothing parsed
-        return []
-    if all(isinstance(i, dict) and {"site", "page"} <= i.keys() for i in items):
-        return items
-    if len(items) == 1 and isinstance(items[0], dict) and {"profiles", "papers"} <= items[0].keys():
-        raise Unrecognised("the output of `pubharvest merge`: merge reads pages and page results")
-    return None
-
-
-def _json_items(text: bytes) -> list[Any]:
-    """The values of a JSON document (an array's items, or the one value) or of JSON Lines."""
-    import json
-
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return parsed if isinstance(parsed, list) else [parsed]
+    records = page_results(data)
+    return [parse(data, url=url)] if records is None else records

@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     tally.require_some()
+    if not pages:  # every input failed: an empty merge would replace what -o holds
+        return tally.exit_code()
     if args.format == "parquet":
         write_results_parquet(args.output, [*pages, merge(pages)])
         return tally.exit_code()

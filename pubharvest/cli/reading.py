@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 from pubharvest.parsers import ParseError, Unrecognised
 from pubharvest.parsers.records import PageResult
 
-from ..errors import ExitCode, NoPages, PubharvestError, Unreadable
+from ..errors import BadRecords, ExitCode, NoPages, PubharvestError, TooDeep, Unreadable
 from ..inputs import input_error, iter_inputs
 
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
@@ -24,7 +24,7 @@ class Tally:
 
     def __init__(self, strict: bool = False, named: Collection[str] = ()) -> None:
         self.strict, self.failures, self.warnings, self.named = strict, 0, 0, frozenset(named)
-        self.results = self.skipped = 0
+        self.results = self.skipped = self.refused = 0
 
     def failed(self, name: str, error: PubharvestError) -> None:
         """``path: code: message``; for a file found in a folder that no site claims (a README or
@@ -35,6 +35,7 @@ class Tally:
             print(f"{name}: note: skipped: {error.message}", file=sys.stderr)
             return
         self.failures += 1
+        self.refused += isinstance(error, (BadRecords, TooDeep))
         print(f"{name}: {error.code}: {error.message}", file=sys.stderr)
 
     def warned(self, name: str, result: PageResult) -> None:
@@ -52,7 +53,10 @@ class Tally:
                           + (f" ({self.skipped} file{'s' * (self.skipped != 1)} skipped)" if self.skipped else ""))
 
     def exit_code(self) -> int:
-        """1 when an input failed (or, when strict, any page had a warning), else 0."""
+        """6 when a file of records was refused (``bad_records``, ``too_deep``), else 1 when an input failed
+        (or, when strict, any page had a warning), else 0."""
+        if self.refused:
+            return ExitCode.BAD_RECORDS
         return ExitCode.FAILED if self.failures or (self.strict and self.warnings) else ExitCode.OK
 
 

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     pages += stored
     if not pages:
         print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
-        return ExitCode.FAILED
+        return tally.exit_code() or ExitCode.FAILED
     with open_output("html", args.output, {"html": HtmlWriter}) as out:
         out.write(render(report_data(pages, runs), title=args.title, top=args.top))
     return tally.exit_code()
