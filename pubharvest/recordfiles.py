@@ -290,12 +290,12 @@ def _struct_check(info: msgspec.inspect.StructType) -> Check | None:
         return None
     kind = info.cls
 
-    def check(value: Any, path: str) -> str | None:
+    def within_bounds(value: Any, path: str) -> str | None:
         if not isinstance(value, kind):
             return None
         return next((why for name, one in fields if (why := one(getattr(value, name), f"{path}.{name}"))), None)
 
-    return check
+    return within_bounds
 
 
 def _bounds_check(bounds: dict[str, Any], inner: Check | None) -> Check:

@@ -16,6 +16,7 @@ from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
 from pubharvest.cli import main
+from pubharvest.errors import ExitCode
 from pubharvest.merge import MergeResult, Paper, merge, merged_json_schema
 from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 
@@ -250,7 +251,7 @@ def test_merge_writes_every_format(capsys, fmt: str, monkeypatch) -> None:
         assert len(out.splitlines()) == 34
 
 
-def test_merge_bad_inputs_are_one_line_each_and_exit_1(capsys, tmp_path: Path) -> None:
+def test_merge_bad_inputs_are_one_line_each_and_a_refused_record_file_exits_6(capsys, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('[{"site": "msr", "page": "profile", "frobs": 1}]', encoding="utf-8")
     empty = tmp_path / "empty.json"
@@ -259,10 +260,10 @@ def test_merge_bad_inputs_are_one_line_each_and_exit_1(capsys, tmp_path: Path) -
     merged.write_text('{"profiles": [], "papers": []}', encoding="utf-8")
     code, out, err = run(capsys, "merge", str(bad), str(empty), str(tmp_path / "missing.txt"),
                          str(merged), str(ROOT / SEEDS[2]))
-    assert code == 1 and len(json.loads(out)["papers"]) == 3
+    assert code == ExitCode.BAD_RECORDS and len(json.loads(out)["papers"]) == 3
     lines = err.splitlines()
     assert len(lines) == 3
-    assert lines[0].startswith(f"{bad}: bad_records: not valid page results: ")
+    assert lines[0] == f"{bad}: bad_records: record 1: object contains unknown field frobs"
     assert lines[1] == f"{tmp_path / 'missing.txt'}: unreadable: No such file or directory"
     assert lines[2] == f"{merged}: unrecognised: the output of `pubharvest merge`: merge reads pages and page results"
 
