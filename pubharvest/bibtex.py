@@ -90,17 +90,20 @@ def field_text(field: str, text: str) -> str:
 
     Verbatim fields (``url``, ``doi``, ``eprint``) percent-encode braces, backslashes and what is
     not printable; the others are LaTeX (``pubharvest.latex.escape``: braces, backslashes and TeX's
-    specials as commands, newlines as spaces), and in ``author`` a comma or a word "and" is braced.
+    specials as commands, newlines as spaces), and in ``author`` a part holding a comma or a word "and"
+    is braced whole.
 
     >>> field_text("volume", "112}} @misc{x,"), field_text("url", "https://x.org/a b\\")
     ('112\\textbraceright{}\\textbraceright{} @misc\\textbraceleft{}x,', 'https://x.org/a%20b%5C')
     >>> field_text("author", "Tom and Jerry, Inc.")
-    'Tom {and} Jerry{,} Inc.'
+    '{Tom and Jerry, Inc.}'
     """
     if field in VERBATIM_FIELDS:
         return _NOT_VERBATIM.sub(_percent_encoded, text)
     escaped = escape(text)
-    return _NAME_SEPARATOR.sub(r"{\g<0>}", escaped) if field == "author" else escaped
+    if field == "author" and _NAME_SEPARATOR.search(escaped):
+        return "{" + escaped + "}"  # the part whole: biber miscounts a name's commas when two are braced alone
+    return escaped
 
 
 def _percent_encoded(match: re.Match[str]) -> str:
@@ -139,8 +142,14 @@ def bibtex_name(name: str) -> str:
 
     >>> bibtex_name("RY Aminabadi"), bibtex_name("BigScience Workshop"), bibtex_name("T Le Scao")
     ('Aminabadi, R. Y.', '{BigScience Workshop}', '{Le Scao}, T.')
+
+    Braces are no part of a name and are left out: biber decodes ``\\textbraceleft{}`` back to a brace
+    before it splits names, so an escaped one would unbalance the name and lose its entry.
+
+    >>> bibtex_name("Ada {Lovelace}")
+    'Lovelace, Ada'
     """
-    parts = split_name(name)
+    parts = split_name(name.replace("{", "").replace("}", ""))
     if parts.literal is not None:
         literal = field_text("author", parts.literal)
         return "{" + literal + "}" if literal.strip() else ""
