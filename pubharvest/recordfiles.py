@@ -195,7 +195,7 @@ def _line_values(text: bytes, error: msgspec.DecodeError) -> tuple[list[Any], bo
 def _decode_reason(error: msgspec.DecodeError, text: bytes) -> str:
     """msgspec's reason, with the line and column of the byte it names.
 
-    >>> _decode_reason(msgspec.DecodeError("JSON is malformed: invalid character (byte 4)"), b'[1,\\n x]')
+    >>> _decode_reason(msgspec.DecodeError("JSON is malformed: invalid character (byte 5)"), b'[1,\\n x]')
     'invalid character at line 2, column 2'
     """
     reason = str(error).removeprefix("JSON is malformed: ")
@@ -213,7 +213,7 @@ def _where(index: int, lines: bool, text: bytes) -> str:
     """``record N`` (counted from 1) of a JSON document; ``line N`` of JSON Lines (blank lines counted,
     though they hold no record).
 
-    >>> _where(1, False, b"[]"), _where(1, True, b'{}\n\n{}')
+    >>> _where(1, False, b"[]"), _where(1, True, b'{}\\n\\n{}')
     ('record 2', 'line 3')
     """
     if not lines:
