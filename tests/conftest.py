@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from _pytest.mark.structures import ParameterSet
+
+    from pubharvest.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -47,6 +51,32 @@ def read_corpus(corpus: Path):
         return page.read_bytes()
 
     return read
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """A store location: an SQLite file, then a fresh PostgreSQL database when one is configured
+    (``PUBHARVEST_TEST_POSTGRES``), so a store test runs on both."""
+    if request.param == "sqlite":
+        yield tmp_path / "store.sqlite"
+        return
+    pytest.importorskip("psycopg")
+    from scrapyjobs import fresh_database, service
+
+    with fresh_database(service("PUBHARVEST_TEST_POSTGRES")) as url:
+        yield url
+
+
+@pytest.fixture
+def store(location: Path | str) -> Iterator[Store]:
+    """A store opened on ``location``, closed after the test."""
+    from pubharvest.store import Store
+
+    opened = Store(location)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 def from_corpus(*values: object) -> ParameterSet:

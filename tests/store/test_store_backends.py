@@ -6,24 +6,11 @@ otherwise.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from scrapyjobs import fresh_database, service
 
 from pubharvest.errors import StoreError
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds, to_json
 from pubharvest.store import Store
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def location(request, tmp_path: Path):
-    if request.param == "sqlite":
-        yield tmp_path / "store.sqlite"
-        return
-    pytest.importorskip("psycopg")
-    with fresh_database(service("PUBHARVEST_TEST_POSTGRES")) as url:
-        yield url
 
 
 def profile(cites: int, titles: tuple[str, ...] = ("B", "A", "C")) -> PageResult:

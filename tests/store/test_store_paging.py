@@ -7,26 +7,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
 from fakesite import FakeSite, scholar_page
 from scrapejobs import SCHOLAR_A, scrape, write_job
-from scrapyjobs import fresh_database, service
 
 from pubharvest.parsers.records import Ids, Metrics, PageResult, PageWarning, Profile, Publication, PublicationIds
 from pubharvest.store import SCHEMA_VERSION, Store
 
 PARTIAL = PageWarning(code="partial", message="robots.txt forbids the next page")
 DRIFTED = PageWarning(code="column_unreadable", message="no row has a citation cell")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def location(request, tmp_path: Path):
-    if request.param == "sqlite":
-        yield tmp_path / "store.sqlite"
-        return
-    pytest.importorskip("psycopg")
-    with fresh_database(service("PUBHARVEST_TEST_POSTGRES")) as url:
-        yield url
 
 
 def first_page(rows: int, cites: int, warnings: tuple[PageWarning, ...] = (PARTIAL,),
@@ -46,53 +34,37 @@ def exported(store: Store) -> tuple[int, set[int | None]]:
     return len(record.publications), {p.citations for p in record.publications}
 
 
-def test_a_partial_run_listing_fewer_than_half_of_the_previous_partial_one_is_shrunk(location) -> None:
-    store = Store(location)
-    try:
-        assert store.save("r1", "U", first_page(20, 1)) is None
-        shrunk = store.save("r2", "U", first_page(2, 2))
-        assert shrunk is not None and shrunk.code == "shrunk" and "where run r1 listed 20" in shrunk.message
-        assert exported(store) == (20, {1, 2}), "the shrunk partial run does not replace the export"
-        assert store.save("r3", "U", first_page(20, 3)) is None
-        assert exported(store) == (20, {3}), "as many rows as before replace the previous partial record"
-        assert store.save("r4", "U", first_page(10, 4)) is None, "half of the previous run is no shrink"
-        assert exported(store) == (10, {4})
-    finally:
-        store.close()
+def test_a_partial_run_listing_fewer_than_half_of_the_previous_partial_one_is_shrunk(store: Store) -> None:
+    assert store.save("r1", "U", first_page(20, 1)) is None
+    shrunk = store.save("r2", "U", first_page(2, 2))
+    assert shrunk is not None and shrunk.code == "shrunk" and "where run r1 listed 20" in shrunk.message
+    assert exported(store) == (20, {1, 2}), "the shrunk partial run does not replace the export"
+    assert store.save("r3", "U", first_page(20, 3)) is None
+    assert exported(store) == (20, {3}), "as many rows as before replace the previous partial record"
+    assert store.save("r4", "U", first_page(10, 4)) is None, "half of the previous run is no shrink"
+    assert exported(store) == (10, {4})
 
 
-def test_a_shrunk_partial_run_seen_twice_in_a_row_is_exported(location) -> None:
-    store = Store(location)
-    try:
-        store.save("r1", "U", first_page(20, 1))
-        assert store.save("r2", "U", first_page(2, 2)) is not None
-        assert store.save("r3", "U", first_page(2, 3)) is None
-        assert exported(store) == (2, {3})
-    finally:
-        store.close()
+def test_a_shrunk_partial_run_seen_twice_in_a_row_is_exported(store: Store) -> None:
+    store.save("r1", "U", first_page(20, 1))
+    assert store.save("r2", "U", first_page(2, 2)) is not None
+    assert store.save("r3", "U", first_page(2, 3)) is None
+    assert exported(store) == (2, {3})
 
 
-def test_a_complete_record_wins_over_partial_ones_and_is_not_compared_with_them(location) -> None:
-    store = Store(location)
-    try:
-        store.save("r1", "U", first_page(4, 1))
-        assert store.save("r2", "U", first_page(20, 2, (), works=20)) is None
-        assert store.save("r3", "U", first_page(4, 3)) is None, "a partial run is compared with partial runs"
-        assert exported(store)[0] == 20, "a complete record stays exported over a later partial one"
-    finally:
-        store.close()
+def test_a_complete_record_wins_over_partial_ones_and_is_not_compared_with_them(store: Store) -> None:
+    store.save("r1", "U", first_page(4, 1))
+    assert store.save("r2", "U", first_page(20, 2, (), works=20)) is None
+    assert store.save("r3", "U", first_page(4, 3)) is None, "a partial run is compared with partial runs"
+    assert exported(store)[0] == 20, "a complete record stays exported over a later partial one"
 
 
-def test_an_untrusted_partial_record_never_replaces_a_trusted_partial_one(location) -> None:
-    store = Store(location)
-    try:
-        store.save("r1", "U", first_page(20, 1))
-        store.save("r2", "U", first_page(20, 0, (PARTIAL, DRIFTED)))
-        assert exported(store)[0] == 20 and store.listings("scholar", "U")[1][0] == "r2"
-        [record] = list(store.profiles())
-        assert not any(w.code == DRIFTED.code for w in record.warnings), "the export is still run r1's record"
-    finally:
-        store.close()
+def test_an_untrusted_partial_record_never_replaces_a_trusted_partial_one(store: Store) -> None:
+    store.save("r1", "U", first_page(20, 1))
+    store.save("r2", "U", first_page(20, 0, (PARTIAL, DRIFTED)))
+    assert exported(store)[0] == 20 and store.listings("scholar", "U")[1][0] == "r2"
+    [record] = list(store.profiles())
+    assert not any(w.code == DRIFTED.code for w in record.warnings), "the export is still run r1's record"
 
 
 def schema_2_store(path: Path) -> None:
