@@ -13,20 +13,10 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, write_job
+from scrapejobs import run_engine as run
 
 from pubharvest.cli import main
-
-
-def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
-    """``pubharvest scrape JOB`` under ``engine``: exit code and stderr (Scrapy in a subprocess: one reactor each)."""
-    if engine == "httpx":
-        return scrape(capsys, job, *args)
-    pytest.importorskip("scrapy")
-    from scrapyjobs import run_cli
-
-    done = run_cli("scrape", str(job), "--engine", "scrapy", *args)
-    return done.returncode, done.stderr
 
 
 @pytest.fixture

@@ -1,0 +1,45 @@
+"""One hostile response never poisons a job, under the Scrapy engine: the same triggers and random
+mutations as the httpx engine's module (``test_hostile_responses.py``), from the shared ``hostile``
+helper, each inside a job of several targets; every other target's record must be fetched and written,
+the bad one must end with its named outcome, and the same job run again must finish.
+
+Scrapy runs in a subprocess (its reactor starts once per process): these tests need the ``scrapy``
+extra and skip without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("scrapy")
+
+from fakesite import FakeSite
+from hostile import TRIGGERS, Trigger, check_mutants, check_trigger, mutant_job, serve_trigger, trigger_job
+from scrapejobs import run_engine
+
+pytestmark = pytest.mark.slow  # a Scrapy process per run
+
+
+@pytest.fixture
+def site():
+    with FakeSite() as fake:
+        yield fake
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS, ids=[t.name for t in TRIGGERS])
+def test_one_hostile_answer_is_that_targets_outcome_only(trigger: Trigger, site, tmp_path: Path, capsys) -> None:
+    serve_trigger(site, trigger)
+    job = trigger_job(site, tmp_path)
+    first = run_engine("scrapy", capsys, job)
+    again = run_engine("scrapy", capsys, job)
+    check_trigger(trigger, first, again, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_mutations_of_real_answers_end_each_target_alone(seed: int, site, tmp_path: Path, capsys) -> None:
+    job = mutant_job(site, tmp_path, seed)
+    first = run_engine("scrapy", capsys, job.path)
+    again = run_engine("scrapy", capsys, job.path)
+    check_mutants(job, first, again, tmp_path / "out.jsonl")
