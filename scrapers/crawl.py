@@ -307,7 +307,14 @@ def error_of(error: BaseException, url: str, fetch: FetchSettings | None = None)
         return TimedOut(timeout_message(shown, fetch.timeout if fetch else 0))
     if isinstance(error, (ConnectError, DNSLookupError)):
         return Unreachable(f"{type(error).__name__} fetching {shown}: {redact_text(str(error)) or 'no detail'}")
+    if type(error).__name__ in _CONNECTION_LOST:  # the httpx engine's ReadError: no answer on that connection
+        return Unreachable(f"{type(error).__name__} fetching {shown}: the connection was lost before an answer")
     return _Failed(f"{type(error).__name__} fetching {shown}: {redact_text(str(error))}")
+
+
+# Scrapy's and Twisted's names for a connection that ended before the whole answer (some are private to Twisted)
+_CONNECTION_LOST = {"DownloadFailedError", "ResponseFailed", "ResponseNeverReceived", "ConnectionLost",
+                    "ConnectionDone"}
 
 
 def failed_request(failure: Failure) -> Request:
@@ -420,7 +427,8 @@ class RobotsGate:
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.hosts: dict[str, asyncio.Future[politeness.Robots]] = {}
+        self.hosts: dict[str, politeness.Robots] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> RobotsGate:
@@ -435,9 +443,12 @@ class RobotsGate:
         if self.spider.job.fetch.robots == "ignore" or request.meta.get(ROBOTS):
             return None
         host = sites.host_of(request.url)
-        if host not in self.hosts:
-            self.hosts[host] = asyncio.ensure_future(self.read(host, sites.robots_url(request.url)))
-        robots = await asyncio.shield(self.hosts[host])
+        # a lock per host, fair (first come, first served): requests go on in the order they came, the
+        # job's order as in the httpx runner, and none overtakes those waiting for robots.txt
+        async with self.locks.setdefault(host, asyncio.Lock()):
+            if host not in self.hosts:
+                self.hosts[host] = await self.read(host, sites.robots_url(request.url))
+        robots = self.hosts[host]
         if robots.error is not None:
             raise Refused(robots.error)
         if not robots.allows(request.url, self.spider.job.fetch.user_agent):
@@ -570,6 +581,8 @@ class CrawlEngine(Engine):
             # targets naming one profile are both fetched, as by the httpx runner (workers share
             # scrapy-redis's filter instead, see workers.py)
             "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
+            # targets in the job's order, as the httpx runner starts them (Scrapy's default queue is last in, first out)
+            "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
             "DOWNLOADER_MIDDLEWARES": {
                 f"{__name__}.RobotsGate": 100,
                 f"{__name__}.BlockMiddleware": 580,

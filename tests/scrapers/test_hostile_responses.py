@@ -32,7 +32,7 @@ from hostile import (
     serve_trigger,
     trigger_job,
 )
-from scrapejobs import SCHOLAR_A, profile_key, records, scrape, write_job
+from scrapejobs import profile_key, records, scrape, write_job
 
 
 @pytest.fixture
@@ -190,38 +190,7 @@ def test_a_job_named_and_reached_in_any_script_runs(name: str, site, tmp_path: P
     assert code_again == 0, err_again
 
 
-# --- Crawl-delay and Retry-After beyond their caps ------------------------------------------
-
-
-def test_a_crawl_delay_of_a_year_leaves_that_host_pending(site, tmp_path: Path, capsys) -> None:
-    with FakeSite() as slow:
-        slow.robots = "User-agent: *\nCrawl-delay: 31536000\nAllow: /\n"
-        job = write_job(tmp_path, TARGETS, {"scholar": slow.url, "msr": site.url, "elamur": site.url})
-        code, err = scrape(capsys, job)
-        assert not slow.paths("/citations"), "nothing but robots.txt was asked of the slow host"
-    assert code == 3, err
-    assert "asking to wait 31536000 s (Crawl-delay), more than max_crawl_delay = 60 s: not waited for" in err
-    assert f"scholar:{SCHOLAR_A}: blocked: " in err and f"scholar:{BAD}: blocked: " in err
-    written = [profile_key(r) for r in records(tmp_path / "out.jsonl")]
-    assert written == ["msr:adaexample", "elamur:olatunji-ruwase"] or sorted(written) == sorted(GOOD[1:])
-
-
-def test_a_crawl_delay_within_its_cap_is_honoured(site, tmp_path: Path, capsys) -> None:
-    site.robots = "User-agent: *\nCrawl-delay: 0.3\nAllow: /\n"
-    job = write_job(tmp_path, TARGETS[:2], {"scholar": site.url}, max_crawl_delay=1)
-    code, err = scrape(capsys, job)
-    assert code == 0, err
-    times = [t for t, path, _ in site.log if path.startswith("/citations")]
-    assert len(times) == 2 and times[1] - times[0] >= 0.3  # the host's interval became the Crawl-delay
-
-
-def test_a_year_long_retry_after_date_is_not_waited_for(site, tmp_path: Path, capsys) -> None:
-    site.answer("bad", 503, [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")], b"busy")
-    site.fault(f"user={BAD}", "answer:bad")
-    job = write_job(tmp_path, TARGETS[1:2], {"scholar": site.url}, max_retry_after=60)
-    code, err = scrape(capsys, job)
-    assert code == 3 and "(Retry-After), more than max_retry_after = 60 s: not waited for" in err, err
-    assert len(site.paths(f"user={BAD}")) == 1
+# --- Crawl-delay and Retry-After caps: on both engines in test_politeness.py ----------------
 
 
 def test_a_negative_cap_is_refused_before_anything_is_fetched(site, tmp_path: Path, capsys) -> None:
