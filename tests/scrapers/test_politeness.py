@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakesite import FakeSite
@@ -21,7 +22,7 @@ def site():
 
 
 # (the robots.txt answers, the job's settings, the code its host's targets end pending with, the line's words)
-ROBOTS_FAILURES = {
+ROBOTS_FAILURES: dict[str, tuple[list[str], dict[str, Any], str, str]] = {
     "5xx": (["503"] * 3, {"retries": 2}, "http_error",
             "robots.txt of {host} answered HTTP 503; not fetching from a host whose rules are unknown"),
     "timeout": (["hang"] * 2, {"retries": 1, "timeout": 1.0}, "timeout", "within timeout = 1 s"),

@@ -186,3 +186,35 @@ def test_bad_engine_input_gets_one_line_and_exit_2(tmp_path: Path, capsys) -> No
         assert main(["scrape", str(job), *flags]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_record_the_store_cannot_hold_fails_its_target_and_the_crawl_goes_on() -> None:
+    from types import SimpleNamespace
+
+    from pubharvest.errors import OutOfRange
+    from pubharvest.parsers.records import PageResult
+    from pubharvest.scrapers import job_from_toml
+    from pubharvest.scrapers.crawl import CrawlEngine, Finished, RecordPipeline
+    from pubharvest.scrapers.engine import Outcome
+
+    job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\n' + "".join(
+        f'[[targets]]\nsite = "scholar"\nid = "{user}"\n' for user in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)))
+    refusals = {SCHOLAR_A: OverflowError("Python int too large to convert to SQLite INTEGER"),
+                SCHOLAR_B: OutOfRange("the store cannot hold a value of this record: NUL")}
+    committed: list[tuple[str, str, str | None]] = []
+
+    def sink(run, target, record):
+        if target.id in refusals:
+            raise refusals[target.id]
+
+    ledger = SimpleNamespace(run="r", finished={}, commit=lambda key, status, code, line: committed.append(
+        (key, status, code)))
+    engine = CrawlEngine(job, ledger, [sink])
+    crawler = SimpleNamespace(spider=SimpleNamespace(engine=engine))
+    pipeline = RecordPipeline(crawler)
+    for target in job.targets:
+        pipeline.process_item(Finished(target.key, Outcome(target.key, "done", pages=1),
+                                       PageResult(site="scholar", page="profile")))
+    assert engine.write_error is None, "the crawl was not stopped"
+    assert committed == [(f"scholar:{SCHOLAR_A}", "failed", "out_of_range"),
+                         (f"scholar:{SCHOLAR_B}", "failed", "out_of_range"), (f"scholar:{SCHOLAR_C}", "done", None)]
