@@ -21,7 +21,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Self, cast
 from urllib.parse import urlsplit
 
 import scrapy
@@ -413,7 +413,22 @@ def redirect_location(response: Response) -> str | None:
     return location
 
 
-class RobotsGate:
+class CrawlerPart:
+    """A component Scrapy builds from the crawler (a middleware, a pipeline), with the job's spider at hand."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Self:
+        return cls(crawler)
+
+    @property
+    def spider(self) -> ProfileSpider:
+        return cast(ProfileSpider, self.crawler.spider)
+
+
+class RobotsGate(CrawlerPart):
     """robots.txt, read once per host before its first page and judged by ``politeness.robots_rules``,
     the rule the httpx engine follows: a 4xx means no rules; a 5xx (after retries), no answer, or a
     body past ``max_bytes`` leaves the host's targets pending with nothing else sent; a Crawl-delay
@@ -426,17 +441,9 @@ class RobotsGate:
     """
 
     def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.hosts: dict[str, politeness.Robots] = {}
         self.locks: dict[str, asyncio.Lock] = {}
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> RobotsGate:
-        return cls(crawler)
-
-    @property
-    def spider(self) -> ProfileSpider:
-        return cast(ProfileSpider, self.crawler.spider)
 
     async def process_request(self, request: Request) -> None:
         """None: the request goes on; ``Refused`` when the host's rules forbid it or are unknown."""
@@ -476,20 +483,9 @@ class RobotsGate:
         return robots
 
 
-class BlockMiddleware:
+class BlockMiddleware(CrawlerPart):
     """Refuses a redirect that is not to be followed before it is sent (the gate refuses it when the
     3xx arrives; this catches any other way Scrapy redirects), and sends a ``base_url``'s credentials."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> BlockMiddleware:
-        return cls(crawler)
-
-    @property
-    def spider(self) -> ProfileSpider:
-        return cast(ProfileSpider, self.crawler.spider)
 
     def process_request(self, request: Request) -> Request | Response | None:
         """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""
@@ -515,15 +511,8 @@ def _reason(status: int) -> str:
         return ""
 
 
-class RecordPipeline:
+class RecordPipeline(CrawlerPart):
     """Hands each ``Finished`` item to the job's sinks and ledger, then releases its queue claim."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> RecordPipeline:
-        return cls(crawler)
 
     def process_item(self, item: Finished) -> Finished:
         engine = self.crawler.spider.engine
