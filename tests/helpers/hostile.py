@@ -13,9 +13,11 @@ from __future__ import annotations
 import gzip
 import random
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from fakesite import ELAMUR_PAGE, MSR_PAGE, FakeSite, scholar_page
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, profile_key, records, write_job
 
@@ -140,6 +142,19 @@ def check_trigger(trigger: Trigger, first: tuple[int, str], again: tuple[int, st
     assert trigger.line in err
     assert code == (0 if status == "done" else 1), err
     assert code_again in (0, 1) and "run " in err_again.splitlines()[-1], err_again  # the rerun finishes too
+
+
+def bomb(coding: str) -> bytes:
+    """A body of a few MB that decodes, as ``coding`` says, to gigabytes: 4 GB of zeros in brotli, deflate or
+    gzip; for ``gzip, gzip``, gzip members of 1 MB of zeros one after another (8 GB), gzipped again."""
+    if coding == "br":
+        brotli = pytest.importorskip("brotli")
+        packer = brotli.Compressor(quality=4, lgwin=24)
+        return b"".join(packer.process(bytes(2**24)) for _ in range(256)) + packer.finish()
+    if coding == "gzip, gzip":
+        return gzip.compress(gzip.compress(bytes(2**20)) * 8192, 9)
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | (16 if coding == "gzip" else 0))
+    return b"".join(packer.compress(bytes(2**24)) for _ in range(256)) + packer.flush()
 
 
 def mutants(page: bytes, seed: int, count: int) -> list[bytes]:

@@ -26,6 +26,7 @@ from hostile import (
     TRIGGERS,
     Trigger,
     assert_clean,
+    bomb,
     check_mutants,
     check_trigger,
     mutant_job,
@@ -66,31 +67,11 @@ def test_random_mutations_of_real_answers_end_each_target_alone(seed: int, site,
 # --- decoded-size ceilings ------------------------------------------------------------------
 
 
-def _brotli_bomb(gigabytes: int) -> bytes:
-    brotli = pytest.importorskip("brotli")
-    packer = brotli.Compressor(quality=4, lgwin=24)
-    zeros = bytes(2**24)
-    return b"".join(packer.process(zeros) for _ in range(64 * gigabytes)) + packer.finish()
-
-
-def _double_gzip_bomb(gigabytes: int) -> bytes:
-    """``gzip, gzip``: the inner body is gzip members of 1 MB of zeros one after another, the outer one
-    gzips those (a few KB decoding to ``gigabytes`` GB)."""
-    member = gzip.compress(bytes(2**20))
-    return gzip.compress(member * (1024 * gigabytes), 9)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("coding", ["br", "gzip, gzip", "deflate", "gzip"])
 def test_a_many_gigabyte_bomb_ends_as_too_large_in_bounded_memory(coding: str, site, tmp_path: Path,
                                                                    capsys) -> None:
-    if coding == "br":
-        body = _brotli_bomb(4)
-    elif coding == "gzip, gzip":
-        body = _double_gzip_bomb(8)
-    else:
-        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | (16 if coding == "gzip" else 0))
-        body = b"".join(packer.compress(bytes(2**24)) for _ in range(256)) + packer.flush()  # 4 GB
+    body = bomb(coding)
     assert len(body) < 5 * 2**20
     site.answer("bad", 200, [HTML, ("Content-Encoding", coding)], body)
     site.fault(f"user={BAD}", "answer:bad")

@@ -9,6 +9,7 @@ extra and skip without it.
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,21 @@ import pytest
 pytest.importorskip("scrapy")
 
 from fakesite import FakeSite
-from hostile import TRIGGERS, Trigger, check_mutants, check_trigger, mutant_job, serve_trigger, trigger_job
-from scrapejobs import run_engine
+from hostile import (
+    BAD,
+    GOOD,
+    HTML,
+    TRIGGERS,
+    Trigger,
+    assert_clean,
+    bomb,
+    check_mutants,
+    check_trigger,
+    mutant_job,
+    serve_trigger,
+    trigger_job,
+)
+from scrapejobs import profile_key, records, run_engine
 
 pytestmark = pytest.mark.slow  # a Scrapy process per run
 
@@ -43,3 +57,20 @@ def test_random_mutations_of_real_answers_end_each_target_alone(seed: int, site,
     first = run_engine("scrapy", capsys, job.path)
     again = run_engine("scrapy", capsys, job.path)
     check_mutants(job, first, again, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip, gzip", "deflate"])
+def test_a_many_gigabyte_bomb_ends_as_too_large_in_bounded_memory(coding: str, site, tmp_path: Path,
+                                                                   capsys) -> None:
+    body = bomb(coding)
+    assert len(body) < 5 * 2**20
+    site.answer("bad", 200, [HTML, ("Content-Encoding", coding)], body)
+    site.fault(f"user={BAD}", "answer:bad")
+    code, err = run_engine("scrapy", capsys, trigger_job(site, tmp_path, max_bytes=2**20))
+    # the largest child this test process waited for: the Scrapy run (the fake site holds a few MB)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    assert_clean(err)
+    assert f"scholar:{BAD}: too_large: " in err and "larger than max_bytes = 1048576 bytes" in err, err
+    assert peak < 400 * 2**20, f"a Scrapy run peaked at {peak / 2**20:.0f} MB for a bomb of gigabytes"
+    assert all(key in [profile_key(r) for r in records(tmp_path / "out.jsonl")] for key in GOOD)
+    assert code == 1

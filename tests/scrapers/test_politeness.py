@@ -110,8 +110,9 @@ def test_requests_to_a_host_are_never_closer_than_the_interval(engine, site, tmp
     times = sorted(t for t, _, _ in site.log)
     assert len(times) == len(users) + 1  # robots.txt, then one page each
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    # the server logs a request as it reads it: a millisecond's leeway for the loopback and its threads
-    assert min(gaps) >= 1 / rate - 0.002, sorted(gaps)[:5]
+    # the server logs a request when its thread reads it, a few ms late on a busy machine: 10 ms of leeway
+    # (Scrapy's randomised delay went down to half the interval, 50 ms here)
+    assert min(gaps) >= 1 / rate - 0.01, sorted(gaps)[:5]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
