@@ -346,6 +346,7 @@ class HostGate(HTTP11DownloadHandler):
         # the scheduled download starts), so per_host is held here, where a request waiting behind
         # a CAPTCHA is then refused instead of sent
         slots = spider.host_slots.setdefault(host, asyncio.Semaphore(spider.job.fetch.per_host))
+        await back_off(spider, host, request)
         async with slots:
             return await self.send(spider, host, request)
 
@@ -374,6 +375,18 @@ class HostGate(HTTP11DownloadHandler):
         spider.on_event("response", url=redact_url(response.url), status=response.status)
         spider.judge(host, request, response)
         return response
+
+
+async def back_off(spider: ProfileSpider, host: str, request: Request) -> None:
+    """Before a retry (Scrapy's ``RetryMiddleware`` counts them in ``retry_times``), wait as the httpx engine
+    does: the host's ``Retry-After`` when one holds it (``send`` waits for that), else ``politeness.backoff``."""
+    retry = request.meta.get("retry_times", 0)
+    if not retry or spider.blocks.held_until(host) > time.time():
+        return
+    fetch = spider.job.fetch
+    wait = politeness.backoff(retry, fetch.backoff, fetch.max_backoff)
+    spider.on_event("retry", reason=f"retrying {redact_url(request.url)}", wait=wait)
+    await asyncio.sleep(wait)
 
 
 def decoded(response: Response, cap: int) -> Response:

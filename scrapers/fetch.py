@@ -27,7 +27,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -172,9 +171,7 @@ class Fetcher:
     def _wait(self, state: RetryCallState) -> float:
         assert state.outcome is not None  # asked after an attempt, which failed
         error = state.outcome.exception()
-        settings = self.settings
-        exponential = settings.backoff * 2 ** (state.attempt_number - 1) + random.uniform(0, settings.backoff)
-        backoff = min(settings.max_backoff, exponential)
+        backoff = politeness.backoff(state.attempt_number, self.settings.backoff, self.settings.max_backoff)
         wait = error.retry_after if isinstance(error, _RetryLater) and error.retry_after is not None else backoff
         self.on_event("retry", reason=str(error), wait=wait)
         return wait

@@ -29,7 +29,8 @@ follow one rule:
   the engine do: hold the host, say a note, or stop the host (past the cap);
 - :func:`robots_rules` ``(host, answer, user_agent, max_crawl_delay) -> Robots``: what a robots.txt
   answer (its body, or the error fetching it) makes of the host: rules, a Crawl-delay, or its end;
-- :class:`Pace`: one host's clock, booked by each request.
+- :class:`Pace`: one host's clock, booked by each request;
+- :func:`backoff` ``(retry, base, cap) -> float``: the wait before a retry when no Retry-After says one.
 
 >>> retry_after("120"), retry_after("²").seconds, retry_after("²").note
 (Asked(seconds=120.0, note=None), None, "Retry-After '²' ignored: neither a number of seconds nor an HTTP date")
@@ -58,7 +59,7 @@ from protego import Protego
 from pubharvest.errors import FetchError, HttpError
 
 __all__ = ["Asked", "retry_after", "crawl_delay", "too_long", "Hold", "hold_for", "Robots", "robots_rules", "Pace",
-           "MAX_CRAWL_DELAY"]
+           "backoff", "MAX_CRAWL_DELAY"]
 
 MAX_CRAWL_DELAY = 60.0  # seconds; the job file's default for max_crawl_delay
 _SECONDS = re.compile(r"[0-9]+")  # RFC 9110 delay-seconds: 1*DIGIT, ASCII only
@@ -264,3 +265,13 @@ class Pace:
             spacing = self.interval * (1 + random.uniform(0, self.jitter)) if self.interval else 0.0
             self.book(spacing)
             return spacing
+
+
+def backoff(retry: int, base: float, cap: float) -> float:
+    """Seconds to wait before retry number ``retry`` (1: the first) of a request: ``base`` doubled each
+    retry plus a random jitter of up to ``base``, at most ``cap`` (a Retry-After replaces it).
+
+    >>> 2.0 <= backoff(2, 1.0, 60) <= 3.0, backoff(10, 1.0, 60)
+    (True, 60)
+    """
+    return min(cap, base * 2 ** (retry - 1) + random.uniform(0, base))

@@ -122,3 +122,19 @@ def test_a_host_answering_503_is_exit_1_not_unreachable(engine, site, tmp_path: 
     code, err = run_engine(engine, capsys, job)
     assert code == 1, err
     assert "no host could be reached" not in err and "1 pending" in err, err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_retries_back_off_exponentially_when_no_retry_after_says_otherwise(engine, site, tmp_path: Path,
+                                                                          capsys) -> None:
+    site.fault(f"user={SCHOLAR_A}", "500", "500", "500")
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url},
+                    retries=3, backoff=0.2, max_backoff=0.5)
+    code, err = run_engine(engine, capsys, job)
+    assert code == 0 and "(3 retries)" in err, err
+    times = [t for t, path, _ in site.log if SCHOLAR_A in path]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) == 3, gaps
+    # before retry k: 0.2 * 2^(k-1) plus up to 0.2 of jitter, at most max_backoff = 0.5
+    assert gaps[0] >= 0.2 - 0.01 and gaps[1] >= 0.4 - 0.01 and gaps[2] >= 0.5 - 0.01, gaps
+    assert max(gaps) < 0.5 + 0.3, gaps
