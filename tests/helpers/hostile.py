@@ -97,6 +97,16 @@ TRIGGERS: list[Trigger] = [
 ]
 
 
+LEGACY_2013 = "scholar/legacy2013_profile_vspCNtYAAAAJ_full_web-scrapper_2016.html"  # in PUBHARVEST_CORPUS
+
+
+def div_rows_trigger(page: bytes) -> Trigger:
+    """A real pre-2014 profile ``page`` with every row and cell a ``<div>``, the stats table too (a
+    ``StopIteration`` once): refused by name."""
+    divs = re.sub(rb"<(/?)t[rd]\b", rb"<\1div", page)
+    return Trigger("a pre-2014 page with rows as <div>", (200, (HTML,), divs), "failed", frozenset({"layout_changed"}))
+
+
 def serve_trigger(site: FakeSite, trigger: Trigger, times: int = 20) -> None:
     """Make ``site`` answer the bad target's page with ``trigger``'s answer, ``times`` times."""
     status, headers, body = trigger.answer

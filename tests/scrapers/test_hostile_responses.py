@@ -21,6 +21,7 @@ from hostile import (
     BAD,
     GOOD,
     HTML,
+    LEGACY_2013,
     PAGE,
     TARGETS,
     TRIGGERS,
@@ -29,6 +30,7 @@ from hostile import (
     bomb,
     check_mutants,
     check_trigger,
+    div_rows_trigger,
     mutant_job,
     serve_trigger,
     trigger_job,
@@ -129,19 +131,16 @@ def test_a_real_captcha_page_still_blocks(site, tmp_path: Path, capsys, read_cor
 
 
 def test_a_pre_2014_page_with_div_rows_is_refused_by_name(site, tmp_path: Path, capsys, read_corpus) -> None:
-    page = read_corpus("scholar/legacy2013_profile_vspCNtYAAAAJ_full_web-scrapper_2016.html")
-    divs = re.sub(rb"<(/?)t[rd]\b", rb"<\1div", page)  # every row and cell a <div>, the stats table too
-    site.answer("bad", 200, [HTML], divs)
-    site.fault(f"user={BAD}", "answer:bad")
-    (code, err), _ = run_twice(site, tmp_path, capsys)
-    assert_clean(err)
-    assert f"scholar:{BAD}: layout_changed: " in err and code == 1, err
+    trigger = div_rows_trigger(read_corpus(LEGACY_2013))
+    serve_trigger(site, trigger)
+    first, again = run_twice(site, tmp_path, capsys)
+    check_trigger(trigger, first, again, tmp_path / "out.jsonl")
 
 
 def test_a_pre_2014_stats_table_of_divs_gives_rows_and_a_warning(read_corpus) -> None:
     from pubharvest.parsers import parse
 
-    page = read_corpus("scholar/legacy2013_profile_vspCNtYAAAAJ_full_web-scrapper_2016.html")
+    page = read_corpus(LEGACY_2013)
     stats = re.sub(rb'<table[^>]*id="stats".*?</table>',
                    lambda m: re.sub(rb"<(/?)t[rdh]\b", rb"<\1div", m.group(0)), page, flags=re.S)
     assert stats != page

@@ -21,12 +21,14 @@ from hostile import (
     BAD,
     GOOD,
     HTML,
+    LEGACY_2013,
     TRIGGERS,
     Trigger,
     assert_clean,
     bomb,
     check_mutants,
     check_trigger,
+    div_rows_trigger,
     mutant_job,
     serve_trigger,
     trigger_job,
@@ -49,6 +51,13 @@ def test_one_hostile_answer_is_that_targets_outcome_only(trigger: Trigger, site,
     first = run_engine("scrapy", capsys, job)
     again = run_engine("scrapy", capsys, job)
     check_trigger(trigger, first, again, tmp_path / "out.jsonl")
+
+
+def test_a_pre_2014_page_with_div_rows_is_refused_by_name(site, tmp_path: Path, capsys, read_corpus) -> None:
+    trigger = div_rows_trigger(read_corpus(LEGACY_2013))
+    serve_trigger(site, trigger)
+    job = trigger_job(site, tmp_path)
+    check_trigger(trigger, run_engine("scrapy", capsys, job), run_engine("scrapy", capsys, job), tmp_path / "out.jsonl")
 
 
 @pytest.mark.parametrize("seed", range(4))
