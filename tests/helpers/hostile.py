@@ -1,6 +1,7 @@
-"""Hostile answers for scraper jobs, engine-neutral: the triggers of issue 20 (item 1), random mutations
-of real answers, and the checks that one bad answer is its own target's outcome only. The httpx engine's
-module (``test_hostile_responses.py``) and the Scrapy engine's (``test_hostile_scrapy.py``) both run them.
+"""Hostile answers for scraper jobs, engine-neutral: the bad answers a hostile server gives (``TRIGGERS``),
+random mutations of real answers, and the checks that one bad answer is its own target's outcome only.
+The httpx engine's module (``test_hostile_responses.py``) and the Scrapy engine's
+(``test_hostile_scrapy.py``) both run them.
 
 A job has four targets (``TARGETS``): three good ones (``GOOD``) and ``scholar:BAD``, whose page the
 fake site answers with a trigger (``serve_trigger``). ``check_trigger`` asserts that the good ones are
