@@ -33,6 +33,27 @@ def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None)
                           env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
+def run_cli_peak(*args: str, timeout: float = 300) -> tuple[int, str, int]:
+    """``pubharvest ARGS`` in a subprocess: exit code, stderr, and the process's peak memory in bytes
+    (its own ``ru_maxrss``, from ``os.wait4``: not that of any other child of the tests)."""
+    import tempfile
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        process = subprocess.Popen(cli(*args), stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                raise subprocess.TimeoutExpired(process.args, timeout)
+            time.sleep(0.05)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return process.returncode, err.read(), usage.ru_maxrss * 1024
+
+
 def start_cli(*args: str, env: dict[str, str] | None = None, log: Path | None = None) -> subprocess.Popen:
     stream = open(log, "w") if log else subprocess.DEVNULL
     return subprocess.Popen(cli(*args), stdout=stream, stderr=stream, env={**os.environ, **(env or {})}, cwd=ROOT)
