@@ -274,4 +274,4 @@ def backoff(retry: int, base: float, cap: float) -> float:
     >>> 2.0 <= backoff(2, 1.0, 60) <= 3.0, backoff(10, 1.0, 60)
     (True, 60)
     """
-    return min(cap, base * 2 ** (retry - 1) + random.uniform(0, base))
+    return min(cap, base * 2.0 ** (retry - 1) + random.uniform(0, base))
