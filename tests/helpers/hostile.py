@@ -168,6 +168,22 @@ def bomb(coding: str) -> bytes:
     return b"".join(packer.compress(bytes(2**24)) for _ in range(256)) + packer.flush()
 
 
+def serve_bomb(site: FakeSite, coding: str) -> None:
+    """Make ``site`` answer the bad target's page once with a ``bomb`` in ``coding``."""
+    body = bomb(coding)
+    assert len(body) < 5 * 2**20
+    site.answer("bad", 200, [HTML, ("Content-Encoding", coding)], body)
+    site.fault(f"user={BAD}", "answer:bad")
+
+
+def check_bomb(code: int, err: str, output: Path) -> None:
+    """A job of ``max_bytes = 2**20`` whose bad target got a bomb: ``too_large`` for it, the others written."""
+    assert_clean(err)
+    assert f"scholar:{BAD}: too_large: " in err and "larger than max_bytes = 1048576 bytes" in err, err
+    assert all(key in [profile_key(r) for r in records(output)] for key in GOOD)
+    assert code == 1
+
+
 def mutants(page: bytes, seed: int, count: int) -> list[bytes]:
     """``count`` copies of ``page``, each with bytes flipped, cut or inserted at random places."""
     rng = random.Random(seed)

@@ -15,24 +15,9 @@ import pytest
 
 pytest.importorskip("scrapy")
 
+import hostile
 from fakesite import FakeSite
-from hostile import (
-    BAD,
-    GOOD,
-    HTML,
-    LEGACY_2013,
-    TRIGGERS,
-    Trigger,
-    assert_clean,
-    bomb,
-    check_mutants,
-    check_trigger,
-    div_rows_trigger,
-    mutant_job,
-    serve_trigger,
-    trigger_job,
-)
-from scrapejobs import profile_key, records, run_engine
+from scrapejobs import run_engine
 from scrapyjobs import run_cli_peak
 
 pytestmark = pytest.mark.slow  # a Scrapy process per run
@@ -44,40 +29,38 @@ def site():
         yield fake
 
 
-@pytest.mark.parametrize("trigger", TRIGGERS, ids=[t.name for t in TRIGGERS])
-def test_one_hostile_answer_is_that_targets_outcome_only(trigger: Trigger, site, tmp_path: Path, capsys) -> None:
-    serve_trigger(site, trigger)
-    job = trigger_job(site, tmp_path)
+@pytest.mark.parametrize("trigger", hostile.TRIGGERS, ids=[t.name for t in hostile.TRIGGERS])
+def test_one_hostile_answer_is_that_targets_outcome_only(trigger: hostile.Trigger, site, tmp_path: Path,
+                                                         capsys) -> None:
+    hostile.serve_trigger(site, trigger)
+    job = hostile.trigger_job(site, tmp_path)
     first = run_engine("scrapy", capsys, job)
     again = run_engine("scrapy", capsys, job)
-    check_trigger(trigger, first, again, tmp_path / "out.jsonl")
+    hostile.check_trigger(trigger, first, again, tmp_path / "out.jsonl")
 
 
 def test_a_pre_2014_page_with_div_rows_is_refused_by_name(site, tmp_path: Path, capsys, read_corpus) -> None:
-    trigger = div_rows_trigger(read_corpus(LEGACY_2013))
-    serve_trigger(site, trigger)
-    job = trigger_job(site, tmp_path)
-    check_trigger(trigger, run_engine("scrapy", capsys, job), run_engine("scrapy", capsys, job), tmp_path / "out.jsonl")
+    trigger = hostile.div_rows_trigger(read_corpus(hostile.LEGACY_2013))
+    hostile.serve_trigger(site, trigger)
+    job = hostile.trigger_job(site, tmp_path)
+    first = run_engine("scrapy", capsys, job)
+    again = run_engine("scrapy", capsys, job)
+    hostile.check_trigger(trigger, first, again, tmp_path / "out.jsonl")
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_random_mutations_of_real_answers_end_each_target_alone(seed: int, site, tmp_path: Path, capsys) -> None:
-    job = mutant_job(site, tmp_path, seed)
+    job = hostile.mutant_job(site, tmp_path, seed)
     first = run_engine("scrapy", capsys, job.path)
     again = run_engine("scrapy", capsys, job.path)
-    check_mutants(job, first, again, tmp_path / "out.jsonl")
+    hostile.check_mutants(job, first, again, tmp_path / "out.jsonl")
 
 
 @pytest.mark.parametrize("coding", ["br", "gzip, gzip", "deflate"])
 def test_a_many_gigabyte_bomb_ends_as_too_large_in_bounded_memory(coding: str, site, tmp_path: Path,
                                                                    capsys) -> None:
-    body = bomb(coding)
-    assert len(body) < 5 * 2**20
-    site.answer("bad", 200, [HTML, ("Content-Encoding", coding)], body)
-    site.fault(f"user={BAD}", "answer:bad")
-    code, err, peak = run_cli_peak("scrape", str(trigger_job(site, tmp_path, max_bytes=2**20)), "--engine", "scrapy")
-    assert_clean(err)
-    assert f"scholar:{BAD}: too_large: " in err and "larger than max_bytes = 1048576 bytes" in err, err
+    hostile.serve_bomb(site, coding)
+    job = hostile.trigger_job(site, tmp_path, max_bytes=2**20)
+    code, err, peak = run_cli_peak("scrape", str(job), "--engine", "scrapy")
+    hostile.check_bomb(code, err, tmp_path / "out.jsonl")
     assert peak < 250 * 2**20, f"a Scrapy run peaked at {peak / 2**20:.0f} MB for a bomb of gigabytes"
-    assert all(key in [profile_key(r) for r in records(tmp_path / "out.jsonl")] for key in GOOD)
-    assert code == 1
