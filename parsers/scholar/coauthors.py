@@ -79,6 +79,13 @@ def parse_coauthors(doc: Document) -> PageResult:
                                                "text that no part pubharvest knows reads (a renamed class?)")
     if "gsc_ccl" in parts and not owner.name:
         result.warn(Warn.coauthors_unreadable, "no link naming the profile (#gsc_lnv_ui): the owner's name is null")
+    if not owner.ids.scholar:
+        result.warn(Warn.coauthors_unreadable, "no link naming the profile (#gsc_lnv_ui) gives its id (user=), nor "
+                                               "does the page's URL: the owner's id is null")
+    unlinked = [number for number, coauthor in enumerate(coauthors, 1) if not coauthor.ids.scholar]
+    if unlinked:
+        result.warn(Warn.coauthors_unreadable, f"{row_numbers(unlinked).replace('row', 'co-author')} of "
+                                               f"{len(coauthors)}: the name links no profile (user=): the id is null")
     return result
 
 

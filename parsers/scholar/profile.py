@@ -312,6 +312,8 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         missing.append("the photo (#gsc_prf_pu img)")
     if not profile.name:
         missing.append("the name (#gsc_prf_in is empty)")
+    if not profile.ids.scholar:
+        missing.append("the profile's id (user= in the canonical link, or citation_for_view= in the rows' links)")
     if "gsc_prf_i" in parts and _headline_affiliation(parts["gsc_prf_i"]) is None:
         missing.append("the affiliation line (#gsc_prf_i div.gsc_prf_il)")
     if "gsc_rsb_st" in parts and profile.metrics.citations is None:

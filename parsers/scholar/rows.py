@@ -87,7 +87,7 @@ class _RowReader:
         number = len(self.publications) + 1
         parts = _row_parts(row)
         pub = _publication(row, self.origin, parts, self.cells, number)
-        for field in _missing_row_fields(parts) + _unread_links(parts, pub):
+        for field in _missing_row_fields(parts) + unread_links(pub, parts.get("anchor") is not None):
             self._unread.setdefault(field, []).append(number)
         lines = _grey_lines(parts["grays"])
         self._lines.append(lines)
@@ -106,12 +106,7 @@ class _RowReader:
                         f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
         if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
             raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
-        for field, numbers in self._unread.items():
-            if len(numbers) == count:
-                result.warn(Warn.column_unreadable, f"none of the {count} publication rows has its {field}: the "
-                                                    "markup has drifted; that field is null on every row")
-            else:
-                result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
+        warn_unread_fields(self._unread, count, result)
         if self._line_order["swapped"] > self._line_order["in place"]:
             self._swap_back(result)
         _warn_if_repeated(found, result)
@@ -127,6 +122,17 @@ class _RowReader:
         result.warn(Warn.lines_swapped, f"{self._line_order['swapped']} of {len(self.publications)} rows show the "
                                         "venue line (div.gs_gray) above the authors line: authors and venue were "
                                         "read from each other's line on every row")
+
+
+def warn_unread_fields(unread: dict[str, list[int]], count: int, result: PageResult) -> None:
+    """For each field (a description) and the rows that lack it: ``column_unreadable`` when no row of
+    the ``count`` has it (the page's markup drifted: an untrusted record), else ``rows_unreadable``."""
+    for field, numbers in unread.items():
+        if len(numbers) == count:
+            result.warn(Warn.column_unreadable, f"none of the {count} publication rows has its {field}: the "
+                                                "markup has drifted; that field is null on every row")
+        else:
+            result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
 
 
 class StreamedRows:
@@ -179,13 +185,14 @@ def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
                                          f"({len(repeats)} in all) repeat an earlier row's publication id")
 
 
+ROW_LINK_FIELDS = {"id": "publication id (citation_for_view= in the title link's address)",
+                   "clusters": "cluster ids (cites= in the address of a cited row's count)"}
 # What each row must hold: every row of every saved page has all four, even when empty.
 _ROW_FIELDS = {"anchor": "title link (td.gsc_a_t a.gsc_a_at)",
                "grays": "authors and venue lines (td.gsc_a_t div.gs_gray)",
                "count": "citation count (td.gsc_a_c a.gsc_a_ac)",
                "year": "year (td.gsc_a_y span.gsc_a_h)",
-               "id": "publication id (citation_for_view= in the title link's address)",
-               "clusters": "cluster ids (cites= in the address of a cited row's count)"}
+               **ROW_LINK_FIELDS}
 
 
 def _missing_row_fields(parts: _RowParts) -> list[str]:
@@ -241,11 +248,12 @@ def _grey_lines(grays: list[Element]) -> tuple[str, str]:
     return (_text_without_year(grays[0]) if grays else "", _text_without_year(grays[1]) if len(grays) > 1 else "")
 
 
-def _unread_links(parts: _RowParts, pub: Publication) -> list[str]:
+def unread_links(pub: Publication, linked: bool) -> list[str]:
     """The descriptions of the ids a row's links should give and did not: the publication id of its
-    title link (every row has one), the cluster ids of its count when it is cited."""
+    title link (every row has one; ``linked``: the row has its title link), the cluster ids of its
+    count when it is cited."""
     missing = []
-    if parts.get("anchor") is not None and not pub.ids.scholar:
+    if linked and not pub.ids.scholar:
         missing.append(_ROW_FIELDS["id"])
     if pub.citations and not pub.ids.scholar_clusters:
         missing.append(_ROW_FIELDS["clusters"])
