@@ -24,6 +24,7 @@ from ._base import (
     element_text,
     email_domain_of,
     first_of,
+    linked_user_ids,
     refuse_cut_page,
     text_of,
     user_id,
@@ -68,6 +69,9 @@ def parse_coauthors(doc: Document) -> PageResult:
                             "(div.gsc_1usr / div.gsc_ucoar with h3.gsc_1usr_name / h3.gs_ai_name)")
     result = PageResult(site=SITE.name, page="coauthors", url=doc.url)
     owner = _coauthors_owner(parts, doc.url)
+    if not coauthors and linked_user_ids(doc) - {owner.ids.scholar}:  # the cards' markup lost, the links kept
+        raise LayoutChanged("a Scholar co-author list that links other profiles but holds no co-author card "
+                            "(div.gsc_1usr / div.gsc_ucoar)")
     owner.coauthors = coauthors
     result.profile = owner
     if len(coauthors) < len(cards) or len(linked - {owner.ids.scholar}) > len(coauthors):
