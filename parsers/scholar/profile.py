@@ -316,6 +316,8 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         missing.append("the profile's id (user= in the canonical link, or citation_for_view= in the rows' links)")
     if "gsc_prf_i" in parts and _headline_affiliation(parts["gsc_prf_i"]) is None:
         missing.append("the affiliation line (#gsc_prf_i div.gsc_prf_il)")
+    if not profile.ids.scholar_org and doc.contains("view_op=view_org"):
+        missing.append("the organisation's id (org= in the affiliation's view_op=view_org link)")
     if "gsc_rsb_st" in parts and profile.metrics.citations is None:
         missing.append("the six counts of the citations table (#gsc_rsb_st td.gsc_rsb_std)")
     missing += _unread_histogram(parts, profile)

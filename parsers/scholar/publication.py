@@ -213,11 +213,15 @@ def _fill_fields(pub: Publication, fields: list[_Field], result: PageResult) -> 
     _fill_bibliographic(pub, values, result)
 
 
+# The "Scholar articles" snippet's box (it also links the citing papers: cites=, as the total does).
+_MERGED_SNIPPET = etree.XPath(".//div[contains(concat(' ', normalize-space(@class), ' '), ' gsc_oci_merged_snippet ')]")
+
+
 def _structural_key(value: Element, seen: dict[str, str]) -> str | None:
     """The key of a field whose value says what it is: the "Scholar articles" snippet (a ``cluster=``
     link), the total citations (a ``cites=`` link or the chart), a date."""
     hrefs = [a.get("href") or "" for a in value.iter("a")]
-    if any("cluster=" in h for h in hrefs):
+    if any("cluster=" in h for h in hrefs) or _MERGED_SNIPPET(value):
         return "articles"
     if any("cites=" in h for h in hrefs) or value.find(".//*[@id='gsc_oci_graph']") is not None:
         return "citations"

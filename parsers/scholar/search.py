@@ -343,6 +343,9 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
         result.warn(Warn.search_unreadable, "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
         _check_page_bar(doc, info, result)
+        if info.next_url and not {"q", "cites", "cluster"} & _query_keys(info.next_url):
+            result.warn(Warn.search_unreadable, "the \"Next\" link names no search (q=, cites= or cluster=): "
+                                                "what the page lists the results of is unread")
     if not result.profiles and any("view_op=search_authors" in (a.get("href") or "")
                                    for block in others for h3 in block.iter("h3") for a in h3.iter("a")):
         result.warn(Warn.search_unreadable, "the page has a \"User profiles\" block (a link to view_op=search_authors) "

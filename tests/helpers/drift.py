@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -65,12 +66,27 @@ def comparable(result: PageResult) -> dict[str, Any]:
     return data
 
 
+# (site, outcome) of every variant checked in this session: ``tally_line`` reports it at the end.
+TALLY: Counter[tuple[str, str]] = Counter()
+OUTCOMES = {"same": "right records", "warned": "warnings", "error": "refusals", "silent": "silent wrong records"}
+
+
 def check_variant(parse: Callable[[bytes], PageResult], original: PageResult, variant: str, label: str,
                   restore: Callable[[str], str] | None = None) -> str:
-    """``"error"``, ``"warned"`` or ``"same"`` for an honest outcome; fails the test otherwise.
+    """``"error"``, ``"warned"`` or ``"same"`` for an honest outcome; fails the test otherwise (a
+    silently wrong record). Each outcome is counted in ``TALLY``.
 
     ``restore`` maps the variant's own text back where a record rightly copies it (a URL the page
     states, with a renamed parameter in it): the records are compared after it."""
+    outcome = variant_outcome(parse, original, variant, label, restore)
+    TALLY[(original.site, outcome)] += 1
+    assert outcome != "silent", f"{label}: a different record with no new warning"
+    return outcome
+
+
+def variant_outcome(parse: Callable[[bytes], PageResult], original: PageResult, variant: str, label: str,
+                    restore: Callable[[str], str] | None = None) -> str:
+    """What parsing ``variant`` gives, against ``original``: one of ``OUTCOMES``."""
     try:
         result = parse(variant.encode("utf-8"))
     except ParseError as exc:
@@ -82,8 +98,25 @@ def check_variant(parse: Callable[[bytes], PageResult], original: PageResult, va
     got = comparable(result)
     if restore is not None:
         got = json.loads(restore(json.dumps(got, ensure_ascii=False)))
-    assert got == comparable(original), f"{label}: a different record with no new warning"
-    return "same"
+    return "same" if got == comparable(original) else "silent"
+
+
+def tally_line(tally: Counter[tuple[str, str]]) -> str | None:
+    """The closing line of a session that checked drift variants (None when it checked none).
+
+    >>> tally_line(Counter({("scholar", "same"): 3, ("scholar", "warned"): 2, ("elamur", "error"): 1}))
+    'drift: 6 variants tried: 3 right records, 2 warnings, 1 refusals, 0 silent wrong records (elamur 1, scholar 5)'
+    """
+    if not tally:
+        return None
+    counts = Counter[str]()
+    sites = Counter[str]()
+    for (site, outcome), n in tally.items():
+        counts[outcome] += n
+        sites[site] += n
+    figures = ", ".join(f"{counts[outcome]} {name}" for outcome, name in OUTCOMES.items())
+    per_site = ", ".join(f"{site} {n}" for site, n in sorted(sites.items()))
+    return f"drift: {sum(counts.values())} variants tried: {figures} ({per_site})"
 
 
 # --- generic transforms: what a site's redesign or a bad save does to a page ----------------------
@@ -206,3 +239,45 @@ def without_front_matter(text: str) -> str:
     """
     return re.sub(r"\A((?:\s*<!--.*?-->|\s*\[//\]: # \([^\n]*\))*\s*)---\s.*?\s---\s*", r"\1", text, count=1,
                   flags=re.S)
+
+
+Variant = tuple[str, str, "Callable[[str], str] | None"]  # label, page, ``restore`` for ``check_variant``
+# Tags swapped for others a redesign might use: links turned into text, cells and rows into blocks.
+RETAGS = (("a", "span"), ("a", "b"), ("td", "div"), ("td", "th"), ("tr", "div"), ("tbody", "div"), ("table", "div"),
+          ("span", "div"), ("div", "span"), ("div", "p"), ("div", "section"), ("p", "div"), ("h3", "div"),
+          ("h4", "div"), ("h5", "div"), ("ul", "div"), ("li", "div"), ("article", "div"), ("aside", "div"),
+          ("time", "span"), ("button", "div"), ("img", "span"))
+
+
+def html_variants(page: str, classes: list[str], parameters: tuple[str, ...]) -> Iterator[Variant]:
+    """The generic drift variants of an HTML page: each query parameter of ``parameters`` renamed in
+    its links, every address removed, each tag of ``RETAGS`` made another, the class names upper-cased
+    and each class of ``classes`` dropped; variants that leave the page as it was are left out.
+
+    >>> [label for label, _, _ in html_variants('<td class="c"><a href="/x?user=1">A</a></td>', ["c"], ("user",))]
+    ['user= renamed', 'addresses removed', '<a> made <span>', '<a> made <b>', '<td> made <div>', '<td> made <th>', \
+'class names upper-cased', 'class c dropped']
+    """
+    def variants() -> Iterator[Variant]:
+        for key in parameters:
+            yield f"{key}= renamed", renamed_parameter(page, key), _parameter_restored(key)
+        yield "addresses removed", without_attribute(page, "href", "data-href"), None
+        for old, new in RETAGS:
+            yield f"<{old}> made <{new}>", retagged(page, old, new), None
+        yield "class names upper-cased", class_names_upper_cased(page), None
+        for name in classes:
+            yield f"class {name} dropped", class_dropped(page, name), None
+    return ((label, variant, restore) for label, variant, restore in variants() if variant != page)
+
+
+def _parameter_restored(key: str) -> Callable[[str], str]:
+    return lambda text: text.replace(f"{key}_v2=", f"{key}=")
+
+
+def classes_of(page: str) -> list[str]:
+    """Every class name the page's class attributes use, sorted.
+
+    >>> classes_of('<a class="b a"><i class=c></i><p class="a">')
+    ['a', 'b']
+    """
+    return sorted({name for value in re.findall(r'\sclass="([^"]*)"', page) for name in value.split()})
