@@ -149,8 +149,9 @@ def test_every_generic_variant_is_met_honestly(page: Path) -> None:
     assert not silent
 
 
-def test_the_issue_s_drift_cases_are_met_as_it_asks(read_corpus) -> None:
-    """The cases issue 20 found silent, each with the outcome it asks for."""
+def test_the_drift_cases_once_silent_are_met(read_corpus) -> None:
+    """Drift that once gave wrong data silently, each with its outcome now: a refusal, a warning, or the
+    record swapped back."""
     einstein = read_corpus("scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html").decode("utf-8")
     with pytest.raises(parsers.LayoutChanged, match="none is a publication row"):
         parsers.parse(drift.class_names_upper_cased(einstein))
