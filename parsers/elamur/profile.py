@@ -135,8 +135,9 @@ def _metric_of_link(href: str) -> str | None:
         return "h_index"
     if href.startswith("https://openalex.org/works"):
         return "citations" if "cited_by_count" in href else "works"
-    if href.startswith(MARKDOWN_HOST) and _AUTHOR_PAGE_PART.search(href):
-        return {"#papers": "library_works", "cited-by/": "library_citations"}[_AUTHOR_PAGE_PART.search(href)[1]]
+    own_page = _AUTHOR_PAGE_PART.search(href) if href.startswith(MARKDOWN_HOST) else None
+    if own_page:
+        return "library_works" if own_page[1] == "#papers" else "library_citations"
     if "/paper-stars/" in href and "#star-" in href:
         return "rank"
     return "without_page" if href.endswith("#also") else None

@@ -63,6 +63,7 @@ def parse_profile(doc: Document) -> PageResult:
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
     _check_row_range(_row_range(parts.get("gsc_a_nn")), rows.rows, len(rows.publications), result)
+    _refuse_unread_table(parts.get("gsc_a_b"), rows.rows)
     result.publications = rows.finish(result)
     warn_if_past_end(rows.rows, len(rows.publications), result, doc.url)
     _check_profile_parts(parts, doc, result.profile, result)
@@ -364,6 +365,15 @@ def _linked_profiles(doc: Document, own: str | None) -> set[str]:
     if not doc.contains("citations?user="):
         return set()
     return set(_PROFILE_LINK.findall(doc.text)) - {own}
+
+
+def _refuse_unread_table(body: Element | None, rows: int) -> None:
+    """``LayoutChanged`` for a table body (``#gsc_a_b``) that holds rows none of which was read: neither
+    a publication row (``tr.gsc_a_tr``) nor the "no articles" row (``tr.gsc_a_e``)."""
+    held = sum(1 for child in body if child.tag == "tr") if body is not None and not rows else 0
+    if held:
+        raise LayoutChanged(f"the publication table (#gsc_a_b) holds {held} rows but none is a publication row "
+                            "(tr.gsc_a_tr) or the \"no articles\" row (tr.gsc_a_e)")
 
 
 def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: int) -> None:
