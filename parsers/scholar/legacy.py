@@ -183,7 +183,7 @@ def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Ele
             unread.setdefault("authors line (span.cit-gray)", []).append(number)
         for what in unread_links(pub, linked=pub.title is not None):
             unread.setdefault(what, []).append(number)
-    warn_unread_fields(unread, len(rows), result)
+    warn_unread_fields(unread, result.publications, result)
 
 
 def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -> None:

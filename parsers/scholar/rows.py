@@ -106,7 +106,7 @@ class _RowReader:
                         f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
         if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
             raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
-        warn_unread_fields(self._unread, count, result)
+        warn_unread_fields(self._unread, found, result)
         if self._line_order["swapped"] > self._line_order["in place"]:
             self._swap_back(result)
         _warn_if_repeated(found, result)
@@ -124,13 +124,17 @@ class _RowReader:
                                         "read from each other's line on every row")
 
 
-def warn_unread_fields(unread: dict[str, list[int]], count: int, result: PageResult) -> None:
-    """For each field (a description) and the rows that lack it: ``column_unreadable`` when no row of
-    the ``count`` has it (the page's markup drifted: an untrusted record), else ``rows_unreadable``."""
+def warn_unread_fields(unread: dict[str, list[int]], found: list[Publication], result: PageResult) -> None:
+    """For each field (a description) and the rows of ``found`` that lack it: ``column_unreadable``
+    when no row it belongs on has it (the page's markup drifted: an untrusted record), else
+    ``rows_unreadable``. Cluster ids belong on the cited rows, every other field on every row."""
+    count = len(found)
     for field, numbers in unread.items():
-        if len(numbers) == count:
-            result.warn(Warn.column_unreadable, f"none of the {count} publication rows has its {field}: the "
-                                                "markup has drifted; that field is null on every row")
+        cited = field == ROW_LINK_FIELDS["clusters"]
+        rows = sum(1 for pub in found if pub.citations) if cited else count
+        if len(numbers) == rows:
+            result.warn(Warn.column_unreadable, f"none of the {rows} {'cited' if cited else 'publication'} rows has "
+                                                f"its {field}: the markup has drifted; that field is null on every row")
         else:
             result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
 

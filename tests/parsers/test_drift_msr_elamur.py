@@ -193,6 +193,13 @@ def test_elamur_metrics_are_read_by_their_links_whatever_the_labels(name: str) -
             metrics.rank) == expected
 
 
+def test_elamur_title_without_an_affiliation_names_none_and_is_not_warned() -> None:
+    page = fixture_text("elamur/000_multiline.md").replace("Olatunji Ruwase · Bellevue College —", "Olatunji Ruwase —")
+    result = parsers.parse(page)
+    assert result.profile is not None and result.profile.affiliation is None
+    assert [w.code for w in result.warnings] == []
+
+
 def test_elamur_page_without_front_matter_is_warned() -> None:
     result = parsers.parse(without_front_matter(fixture_text("elamur/000_multiline.md")))
     assert result.profile is not None and result.profile.affiliation is None
