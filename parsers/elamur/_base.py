@@ -21,10 +21,6 @@ SITE = SiteInfo(
 HTML_HOST = f"https://{SITE.hosts[0]}/"  # the pages' canonical URLs; the Markdown twins are on ``base_url``
 MARKDOWN_HOST = SITE.base_url + "/"
 
-# Section headings of an author page. In the one-line form a heading has no end, so only these
-# known strings tell where a heading stops and its text begins.
-SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Papers", "All works",
-            "Co-authors here", "Venues", "Cited by")
 # Kinds of Elamur pages by the first segment of their path, for sniff() and refusal messages.
 _PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
               "universities": "university", "paper-stars": "ranking"}
@@ -105,6 +101,7 @@ class Block:
     kind: str  # "heading", "paragraph" or "item"
     runs: list[Run]
     level: int = 0
+    ordered: bool = False  # an item of a numbered list
 
     @property
     def text(self) -> str:
@@ -133,6 +130,12 @@ class Section:
                 break
             lead.append(block.text)
         return " ".join(lead)
+
+    @property
+    def opening(self) -> str:
+        """The heading and the lead: in the one-line form an unknown heading runs on into its lead
+        (nothing tells where it stops), so a count the lead states may be in either."""
+        return clean(f"{self.title} {self.lead}")
 
 
 def joined(runs: list[Run]) -> str:
@@ -167,17 +170,7 @@ class Item(NamedTuple):
         return clean(" ".join(self.parts.groups()))
 
 
-def section_titled(sections: list[Section], title: str) -> Section | None:
-    return next((s for s in sections if s.title == title), None)
-
-
 def check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
     """Warn when a count the page states differs from the number of items it lists."""
     if stated is not None and stated != found:
         result.warn(Warn.count_mismatch, f"the page says {stated} {what} but lists {found}")
-
-
-def known_sections(sections: list[Section], result: PageResult) -> None:
-    for sec in sections[1:]:
-        if sec.title not in SECTIONS:
-            result.warn(Warn.unknown_section, f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")
