@@ -23,7 +23,7 @@ _KNOWN_HEADING = re.compile(
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
 # A heading of another wording has no known end in the one-line form: it ends at the latest before its
 # first link (no heading of an author page holds one), so the links stay in the section's blocks.
-_HEADING_TO_LINK = re.compile(r"(?m)^(#{2,6} [^\n\[]*?)[ \t]+(?=\[)")
+_HEADING_TO_LINK = re.compile(r"(?m)^(#{2,6} [^\n\[]*?)[ \t]*(?=\[)")
 # A stretch from a level-2 heading to the next heading that holds no link: the only one of an author
 # page whose bullets are plain text is the venue list (a summary may hold " - ", but its list has links).
 _LINKLESS_SECTION = re.compile(r"(?ms)^## (?:(?!\]\().)*?(?=^#|\Z)")
