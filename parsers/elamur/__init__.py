@@ -33,9 +33,9 @@ from ._base import (
     page_url,
     without_comments,
 )
+from .kinds import sections_by_kind
 from .profile import read_profile
 from .publications import read_publications, split_title
-from .kinds import sections_by_kind
 from .sections import read_sections
 
 __all__ = ["SITE", "sniff", "parse", "split_title"]

@@ -4,6 +4,7 @@ links and co-authors."""
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 from pubharvest.errors import LayoutChanged
 
@@ -49,7 +50,7 @@ def read_profile(meta: dict[str, str], url: str, head: Section, kinds: dict[str,
         ids=_profile_ids(links, slug, result),
         affiliation=_headline_affiliation(meta, titles[0].text, result),
         metrics=_metrics(links, kinds, result),
-        links=_profile_links(head, kinds.get("cited_by")),
+        links=_profile_links(head, kinds.get("cited_by"), titles[0].text),
         snapshot_date=_snapshot_date(head.text),
     )
     if affiliations_sec := kinds.get("affiliations"):
@@ -213,25 +214,34 @@ def _cited_by_counts(sec: Section, found: Metrics, result: PageResult) -> None:
                                          f"section {sec.title[:40]!r}")
 
 
-def _profile_links(head: Section, cited_by: Section | None) -> list[Link]:
-    """In page order: the cited-by page, the Paper Stars rank, and searches by name elsewhere."""
+def _profile_links(head: Section, cited_by: Section | None, name: str) -> list[Link]:
+    """In page order: the cited-by page, the Paper Stars rank, and searches by name elsewhere (told
+    by their addresses, whatever the label before them says: "Elsewhere:" in English)."""
     found: list[Link] = []
     for block in head.blocks + (cited_by.blocks if cited_by else []):
-        # The links that follow "Elsewhere:" in its block are name searches, never identifiers.
-        elsewhere = next((i for i, run in enumerate(block.runs) if run.href is None and "Elsewhere:" in run.text),
-                         len(block.runs))
         for href, runs in links_of(block.runs):
             if "/cited-by/" in href:
                 link = Link(kind="cited_by", url=href)
             elif _metric_of_link(href) == "rank":
                 link = Link(kind="ranking", url=href)
-            elif any(run is runs[0] for run in block.runs[elsewhere:]):
+            elif _searches_for(href, name):
                 link = Link(kind="search", url=href, label=joined(runs))
             else:
                 continue
             if all(link.url != seen.url for seen in found):
                 found.append(link)
     return found
+
+
+def _searches_for(href: str, name: str) -> bool:
+    """Whether ``href`` is a search for ``name`` on another site (a value of its query is the name):
+    such links are never identifiers.
+
+    >>> _searches_for("https://dblp.org/search?q=Ana+Mar%C3%ADa+Quintero", "Ana María Quintero")
+    True
+    """
+    query = parse_qs(urlsplit(href).query)
+    return any(clean(value) == name for values in query.values() for value in values)
 
 
 def _affiliations(sec: Section, result: PageResult) -> list[Affiliation]:

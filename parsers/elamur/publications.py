@@ -118,12 +118,13 @@ def _year_and_citations(text: str) -> tuple[int | None, int | None]:
     """
     if both := _YEAR_AND_CITATIONS.fullmatch(text):  # the usual form: what the two searches would find
         return int(both[1]), read_count(both[2])
-    year, dot, rest = text.strip().strip("()").partition(" · ")
-    if dot and read_year(year) is not None and count_in(rest) is not None:
-        return read_year(year), count_in(rest)
-    year = _YEAR.search(text)
+    first, dot, rest = text.strip().strip("()").partition(" · ")
+    year, count = read_year(first), count_in(rest)
+    if dot and year is not None and count is not None:
+        return year, count
+    found = _YEAR.search(text)
     cites = _CITATIONS.search(text)
-    return (int(year.group(1)) if year else None, read_count(cites.group(1)) if cites else None)
+    return (int(found.group(1)) if found else None, read_count(cites.group(1)) if cites else None)
 
 
 def _paper_slug(href: str | None) -> str | None:

@@ -15,6 +15,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from typing import Any
 
 from pubharvest.errors import ParseError
@@ -289,7 +290,8 @@ def classes_of(page: str) -> list[str]:
 # words of its list items (``2 works``, ``4 papers *current*``, ``309 citations``). Digits stay as they are.
 ELAMUR_PHRASES = (
     ("## Affiliations", "## Afiliaciones", "## Zugehörigkeiten"),
-    ("From the bylines of their papers (", "De las firmas de sus artículos (", "Aus den Autorenzeilen ihrer Aufsätze ("),
+    ("From the bylines of their papers (", "De las firmas de sus artículos (",
+     "Aus den Autorenzeilen ihrer Aufsätze ("),
     ("), ORCID and Wikidata; institutions on papers are matched by machine.",
      "), ORCID y Wikidata; las instituciones de los artículos se asignan a máquina.",
      "), ORCID und Wikidata; Einrichtungen werden maschinell zugeordnet."),
@@ -330,7 +332,8 @@ ELAMUR_PHRASES = (
     ("times (of the", "veces (de los", "Mal (von den"),
     ("papers whose bibliographies we read);", "artículos cuyas bibliografías leímos);",
      "Aufsätzen, deren Literaturverzeichnisse wir gelesen haben);"),
-    ("citing papers with a page here →", "artículos que los citan con página aquí →", "zitierende Aufsätze mit Seite hier →"),
+    ("citing papers with a page here →", "artículos que los citan con página aquí →",
+     "zitierende Aufsätze mit Seite hier →"),
     ("*current*", "*actual*", "*aktuell*"),
 )
 # The words after a count in list items: (pattern of the English word, Spanish, German).
@@ -356,8 +359,8 @@ que tienen página. - SC 2021 ## Citado por'
     column = LANGUAGES[language]
     for phrase in ELAMUR_PHRASES:
         words = [re.escape(word) for word in phrase[0].split()]
-        page = re.sub(r"\s+".join(words) + (r"(?![\w,])" if phrase[0].startswith("#") else ""),
-                      lambda _, new=phrase[column]: new, page)
+        new = phrase[column].replace("\\", "\\\\")  # a replacement template: no group references
+        page = re.sub(r"\s+".join(words) + (r"(?![\w,])" if phrase[0].startswith("#") else ""), new, page)
     for entry in ELAMUR_ITEM_WORDS:
         page = re.sub(rf"(?<=\d ){entry[0]}", entry[column], page)
     return page
@@ -373,5 +376,5 @@ def elamur_reordered(page: str) -> str:
     starts = [match.start() for match in re.finditer(r"(?<!\S)## ", page)]
     if len(starts) < 3:
         return page
-    parts = [page[start:end] for start, end in zip(starts, starts[1:], strict=False)]
+    parts = [page[start:end] for start, end in pairwise(starts)]
     return page[:starts[0]] + "".join(reversed(parts)) + page[starts[-1]:]

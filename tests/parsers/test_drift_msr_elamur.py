@@ -151,7 +151,7 @@ def msr_variants(text: str) -> list[Variant]:
 ELAMUR_LABELS = [("h-index", "índice h"), ("h-index", "H index"), (" works](", " trabajos]("),
                  (" citations](", " citas]("), ("works in our library", "obras en nuestra biblioteca"),
                  ("Cited ", "Citado "), ("Paper Stars ranking", "Clasificación"),
-                 ("more in our library without a page yet", "más sin página")]
+                 ("more in our library without a page yet", "más sin página"), ("Elsewhere:", "En otros sitios:")]
 
 
 def elamur_variants(text: str) -> list[Variant]:
