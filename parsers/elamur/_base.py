@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..numbers import count_in
 from ..records import PageResult
 from ..site import SiteInfo
 from ..text import clean
@@ -174,3 +175,21 @@ def check_count(result: PageResult, what: str, stated: int | None, found: int) -
     """Warn when a count the page states differs from the number of items it lists."""
     if stated is not None and stated != found:
         result.warn(Warn.count_mismatch, f"the page says {stated} {what} but lists {found}")
+
+
+def all_works_counts(sec: Section, result: PageResult | None) -> tuple[int | None, int | None]:
+    """The two counts the *All works* lead states, by its shape: the one number of each of its two
+    clauses (``3 works of theirs in our library, …; 2 with a page here, …``); warned on ``result``
+    when they cannot be read.
+
+    >>> all_works_counts(Section("Todas las obras", [Block("paragraph", [Run("1.606 obras suyas; 2 con página.")])]),
+    ...                  None)
+    (1606, 2)
+    """
+    clauses = [count_in(clause) for clause in sec.opening.split(";")]
+    if len(clauses) == 2 and None not in clauses:
+        return clauses[0], clauses[1]
+    if result is not None:
+        result.warn(Warn.profile_unreadable, f"the lead of section {sec.title[:40]!r} is not '<N> works …; <N> with "
+                                             f"a page …': {sec.lead[:80]!r}; the works in the library are unread")
+    return None, None

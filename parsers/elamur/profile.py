@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pubharvest.errors import LayoutChanged
 
-from ..numbers import Cells, count_in, read_count
+from ..numbers import Cells, read_count
 from ..records import Affiliation, Coauthor, Ids, Link, Metrics, PageResult, Profile, Topic, YearWorks
 from ..text import clean
 from ..warning_codes import Warn
@@ -18,6 +18,7 @@ from ._base import (
     Item,
     Run,
     Section,
+    all_works_counts,
     check_count,
     joined,
     links_of,
@@ -173,25 +174,6 @@ def _metrics(links: list[tuple[str, list[Run]]], kinds: dict[str, Section], resu
     if cited_by := kinds.get("cited_by"):
         _cited_by_counts(cited_by, found, result)
     return found
-
-
-def all_works_counts(sec: Section, result: PageResult | None) -> tuple[int | None, int | None]:
-    """The two counts the *All works* lead states, by its shape: the one number of each of its two
-    clauses (``3 works of theirs in our library, …; 2 with a page here, …``); warned on ``result``
-    when they cannot be read.
-
-    >>> from ._base import Block
-    >>> all_works_counts(Section("Todas las obras", [Block("paragraph", [Run("1.606 obras suyas; 2 con página.")])]),
-    ...                  None)
-    (1606, 2)
-    """
-    clauses = [count_in(clause) for clause in sec.opening.split(";")]
-    if len(clauses) == 2 and None not in clauses:
-        return clauses[0], clauses[1]
-    if result is not None:
-        result.warn(Warn.profile_unreadable, f"the lead of section {sec.title[:40]!r} is not '<N> works …; <N> with "
-                                             f"a page …': {sec.lead[:80]!r}; the works in the library are unread")
-    return None, None
 
 
 def _cited_by_counts(sec: Section, found: Metrics, result: PageResult) -> None:

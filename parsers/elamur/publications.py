@@ -15,9 +15,8 @@ from ..numbers import count_in, read_count, read_year
 from ..records import PageResult, Profile, Publication, PublicationIds
 from ..text import clean, clean_or_none, find_arxiv_id, split_names
 from ..warning_codes import Warn
-from ._base import Block, Item, Run, Section, check_count, joined, links_of
+from ._base import Block, Item, Run, Section, all_works_counts, check_count, joined, links_of
 from .kinds import PAPER_PAGE
-from .profile import all_works_counts
 
 # Parts of a list item, read once per item.
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
