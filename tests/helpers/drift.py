@@ -327,8 +327,8 @@ ELAMUR_PHRASES = (
      "Dónde se publicaron sus obras aquí, primero donde más, con las ediciones de los que tienen página.",
      "Wo ihre Werke hier erschienen sind, die häufigsten zuerst, mit den Ausgaben derer, die eine Seite haben."),
     ("## Cited by", "## Citado por", "## Zitiert von"),
-    ("Papers of our library cite their works", "Los artículos de nuestra biblioteca citan sus obras",
-     "Aufsätze unserer Bibliothek zitieren ihre Werke"),
+    ("Papers of our library", "Los artículos de nuestra biblioteca", "Aufsätze unserer Bibliothek"),
+    ("cite their works", "citan sus obras", "zitieren ihre Werke"),
     ("times (of the", "veces (de los", "Mal (von den"),
     ("papers whose bibliographies we read);", "artículos cuyas bibliografías leímos);",
      "Aufsätzen, deren Literaturverzeichnisse wir gelesen haben);"),
@@ -343,6 +343,8 @@ ELAMUR_ITEM_WORDS = (
     (r"citations?(?=\)?\*)", "citas", "Zitationen"),
 )
 LANGUAGES = {"es": 1, "de": 2}
+# The counts of German leads, grouped as German writes them (``2.743``): before these words.
+_GERMAN_COUNTS = re.compile(r"\d{1,3}(?:,\d{3})+(?= (?:Mal \(|Aufsätzen, deren|zitierende|Werke von))")
 
 
 def elamur_translated(page: str, language: str) -> str:
@@ -355,6 +357,8 @@ def elamur_translated(page: str, language: str) -> str:
 que tienen página. - SC 2021 ## Citado por'
     >>> elamur_translated("[**2021** 2 papers](u) *(2021 · 1 citation)* [A · 1 work](v)", "de")
     '[**2021** 2 Aufsätze](u) *(2021 · 1 Zitationen)* [A · 1 Werke](v)'
+    >>> elamur_translated("cite their works 2,743 times (of the 149,439 papers whose bibliographies we read);", "de")
+    'zitieren ihre Werke 2.743 Mal (von den 149.439 Aufsätzen, deren Literaturverzeichnisse wir gelesen haben);'
     """
     column = LANGUAGES[language]
     for phrase in ELAMUR_PHRASES:
@@ -363,7 +367,7 @@ que tienen página. - SC 2021 ## Citado por'
         page = re.sub(r"\s+".join(words) + (r"(?![\w,])" if phrase[0].startswith("#") else ""), new, page)
     for entry in ELAMUR_ITEM_WORDS:
         page = re.sub(rf"(?<=\d ){entry[0]}", entry[column], page)
-    return page
+    return _GERMAN_COUNTS.sub(lambda count: count[0].replace(",", "."), page) if language == "de" else page
 
 
 def elamur_reordered(page: str) -> str:
