@@ -15,6 +15,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from typing import Any
 
 from pubharvest.errors import ParseError
@@ -281,3 +282,103 @@ def classes_of(page: str) -> list[str]:
     ['a', 'b']
     """
     return sorted({name for value in re.findall(r'\sclass="([^"]*)"', page) for name in value.split()})
+
+
+# --- Elamur pages in other languages: Elamur's URLs carry a language (``/free/en/``) -------------------
+
+# (English phrase, Spanish, German): every section heading and lead of an Elamur author page, and the
+# words of its list items (``2 works``, ``4 papers *current*``, ``309 citations``). Digits stay as they are.
+ELAMUR_PHRASES = (
+    ("## Affiliations", "## Afiliaciones", "## Zugehörigkeiten"),
+    ("From the bylines of their papers (", "De las firmas de sus artículos (",
+     "Aus den Autorenzeilen ihrer Aufsätze ("),
+    ("), ORCID and Wikidata; institutions on papers are matched by machine.",
+     "), ORCID y Wikidata; las instituciones de los artículos se asignan a máquina.",
+     "), ORCID und Wikidata; Einrichtungen werden maschinell zugeordnet."),
+    ("more institution on single bylines are not listed.", "institución más en firmas sueltas no se lista.",
+     "weitere Einrichtung aus einzelnen Autorenzeilen ist nicht aufgeführt."),
+    ("## Fields, topics and concepts", "## Campos, temas y conceptos", "## Fachgebiete, Themen und Konzepte"),
+    ("Of its works in our library, with the number of works on each.",
+     "De sus obras en nuestra biblioteca, con el número de obras de cada uno.",
+     "Aus ihren Werken in unserer Bibliothek, mit der Zahl der Werke zu jedem."),
+    ("📚 Shelves", "📚 Estantes", "📚 Regale"),
+    ("The field of science this work belongs to (OpenAlex fields).",
+     "El campo de la ciencia al que pertenece esta obra (campos de OpenAlex).",
+     "Das Fachgebiet, zu dem dieses Werk gehört (OpenAlex-Fachgebiete)."),
+    ("🧭 Topics", "🧭 Temas", "🧭 Themen"),
+    ("Research subjects and languages the work is about.", "Materias e idiomas de los que trata la obra.",
+     "Forschungsgegenstände und Sprachen, um die es im Werk geht."),
+    ("## Works by year", "## Obras por año", "## Werke nach Jahr"),
+    ("## Papers", "## Artículos", "## Aufsätze"),
+    ("The most cited first (OpenAlex and our library).", "Los más citados primero (OpenAlex y nuestra biblioteca).",
+     "Die meistzitierten zuerst (OpenAlex und unsere Bibliothek)."),
+    ("## All works", "## Todas las obras", "## Alle Werke"),
+    ("works of theirs in our library, the most cited first;", "obras suyas en nuestra biblioteca, las más citadas "
+     "primero;", "Werke von ihnen in unserer Bibliothek, die meistzitierten zuerst;"),
+    ("with a page here, the others link their original until we summarise them.",
+     "con página aquí, las demás enlazan su original hasta que las resumamos.",
+     "mit einer Seite hier, die anderen verlinken ihr Original, bis wir sie zusammenfassen."),
+    ("## Co-authors here", "## Coautores aquí", "## Koautoren hier"),
+    ("co-authors with a page, the most papers together first.",
+     "coautores con página, primero con quienes más artículos comparten.",
+     "Koautoren mit einer Seite, die mit den meisten gemeinsamen Aufsätzen zuerst."),
+    ("## Venues", "## Lugares de publicación", "## Erscheinungsorte"),
+    ("Where their works here were published, the most works first, with the editions of those that have a page.",
+     "Dónde se publicaron sus obras aquí, primero donde más, con las ediciones de los que tienen página.",
+     "Wo ihre Werke hier erschienen sind, die häufigsten zuerst, mit den Ausgaben derer, die eine Seite haben."),
+    ("## Cited by", "## Citado por", "## Zitiert von"),
+    ("Papers of our library", "Los artículos de nuestra biblioteca", "Aufsätze unserer Bibliothek"),
+    ("cite their works", "citan sus obras", "zitieren ihre Werke"),
+    ("times (of the", "veces (de los", "Mal (von den"),
+    ("papers whose bibliographies we read);", "artículos cuyas bibliografías leímos);",
+     "Aufsätzen, deren Literaturverzeichnisse wir gelesen haben);"),
+    ("citing papers with a page here →", "artículos que los citan con página aquí →",
+     "zitierende Aufsätze mit Seite hier →"),
+    ("*current*", "*actual*", "*aktuell*"),
+)
+# The words after a count in list items: (pattern of the English word, Spanish, German).
+ELAMUR_ITEM_WORDS = (
+    (r"works?(?=\])", "obras", "Werke"),
+    (r"papers?(?=\]|\s*\*)", "artículos", "Aufsätze"),
+    (r"citations?(?=\)?\*)", "citas", "Zitationen"),
+)
+LANGUAGES = {"es": 1, "de": 2}
+# The counts of German leads, grouped as German writes them (``2.743``): before these words.
+_GERMAN_COUNTS = re.compile(r"\d{1,3}(?:,\d{3})+(?= (?:Mal \(|Aufsätzen, deren|zitierende|Werke von))")
+
+
+def elamur_translated(page: str, language: str) -> str:
+    """An Elamur author page with every section heading, every lead and the words of the list items
+    in ``language`` (``"es"`` or ``"de"``), in its one-line form or with its newlines.
+
+    >>> elamur_translated("## Venues Where their works here were published, the most works first, with the "
+    ...                   "editions of those that have a page. - SC 2021 ## Cited by", "es")
+    '## Lugares de publicación Dónde se publicaron sus obras aquí, primero donde más, con las ediciones de los \
+que tienen página. - SC 2021 ## Citado por'
+    >>> elamur_translated("[**2021** 2 papers](u) *(2021 · 1 citation)* [A · 1 work](v)", "de")
+    '[**2021** 2 Aufsätze](u) *(2021 · 1 Zitationen)* [A · 1 Werke](v)'
+    >>> elamur_translated("cite their works 2,743 times (of the 149,439 papers whose bibliographies we read);", "de")
+    'zitieren ihre Werke 2.743 Mal (von den 149.439 Aufsätzen, deren Literaturverzeichnisse wir gelesen haben);'
+    """
+    column = LANGUAGES[language]
+    for phrase in ELAMUR_PHRASES:
+        words = [re.escape(word) for word in phrase[0].split()]
+        new = phrase[column].replace("\\", "\\\\")  # a replacement template: no group references
+        page = re.sub(r"\s+".join(words) + (r"(?![\w,])" if phrase[0].startswith("#") else ""), new, page)
+    for entry in ELAMUR_ITEM_WORDS:
+        page = re.sub(rf"(?<=\d ){entry[0]}", entry[column], page)
+    return _GERMAN_COUNTS.sub(lambda count: count[0].replace(",", "."), page) if language == "de" else page
+
+
+def elamur_reordered(page: str) -> str:
+    """An Elamur author page with its level-2 sections in the opposite order, but the last (*Cited by*,
+    which the closing ``Updated`` line follows) kept last.
+
+    >>> elamur_reordered("Head ## A a. ## B - b ## C c. Updated 1 May 2026")
+    'Head ## B - b ## A a. ## C c. Updated 1 May 2026'
+    """
+    starts = [match.start() for match in re.finditer(r"(?<!\S)## ", page)]
+    if len(starts) < 3:
+        return page
+    parts = [page[start:end] for start, end in pairwise(starts)]
+    return page[:starts[0]] + "".join(reversed(parts)) + page[starts[-1]:]

@@ -24,6 +24,9 @@ from drift import (
     Variant,
     check_variant,
     classes_of,
+    comparable,
+    elamur_reordered,
+    elamur_translated,
     html_variants,
     numbers_as_words,
     renamed_parameter,
@@ -32,6 +35,7 @@ from drift import (
 
 import pubharvest.parsers as parsers
 from pubharvest.errors import ParseError
+from pubharvest.parsers.elamur.kinds import ENGLISH_TITLES
 from pubharvest.parsers.records import to_builtins
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -147,13 +151,20 @@ def msr_variants(text: str) -> list[Variant]:
 ELAMUR_LABELS = [("h-index", "índice h"), ("h-index", "H index"), (" works](", " trabajos]("),
                  (" citations](", " citas]("), ("works in our library", "obras en nuestra biblioteca"),
                  ("Cited ", "Citado "), ("Paper Stars ranking", "Clasificación"),
-                 ("more in our library without a page yet", "más sin página")]
+                 ("more in our library without a page yet", "más sin página"), ("Elsewhere:", "En otros sitios:")]
 
 
 def elamur_variants(text: str) -> list[Variant]:
     """Elamur's variants: each label changed, the head's numbers in words, the front matter removed,
-    OpenAlex's link addresses changed, every link made plain text."""
+    OpenAlex's link addresses changed, every link made plain text; the sections' headings, leads and
+    item words in Spanish and in German, the sections reordered, each heading's words changed and all
+    of them at once."""
     found: list[Variant] = [(f"label {old!r} as {new!r}", text.replace(old, new), None) for old, new in ELAMUR_LABELS]
+    found += [(f"sections in {language}", elamur_translated(text, language), None) for language in ("es", "de")]
+    found += [("sections reordered", elamur_reordered(text), None),
+              ("sections in Spanish, reordered", elamur_reordered(elamur_translated(text, "es")), None),
+              ("every heading's words changed", heading_renamed(text, ENGLISH_TITLES), None)]
+    found += [(f"heading {title!r} changed", heading_renamed(text, [title]), None) for title in ENGLISH_TITLES]
     found += [
         ("the head's numbers in words", numbers_as_words(text, r"\[[^\]\d]*(?P<n>\d[\d,]*)[^\]\d]*\]\(https://openalex"),
          None),
@@ -164,6 +175,14 @@ def elamur_variants(text: str) -> list[Variant]:
         ("links made text", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text), None),
     ]
     return [(label, variant, restore) for label, variant, restore in found if variant != text]
+
+
+def heading_renamed(text: str, titles: Iterable[str]) -> str:
+    """``text`` with each level-2 heading of ``titles`` made one word of no language (no digit: a count
+    of the lead must stay the lead's one number)."""
+    for title in titles:
+        text = re.sub(rf"(?<!\S)## {re.escape(title)}(?![\w,])", "## Abschnitt", text)
+    return text
 
 
 @pytest.mark.parametrize("name,marks", [(n, MSR_HTML_MARKS) for n in MSR_HTML] + [(n, MSR_JSON_MARKS) for n in MSR_JSON]
@@ -211,7 +230,10 @@ def test_elamur_page_without_front_matter_is_warned() -> None:
 def test_each_drift_variant_reads_the_same_with_or_without_newlines(name: str) -> None:
     """The one-line form of every Elamur variant gives what its multi-line form gives (the same
     warning codes: an unknown heading's end is unknown in the one-line form, so its message differs)."""
-    for what, variant in renamed(fixture_text(name), ELAMUR_MARKS):
+    text = fixture_text(name)
+    for what, variant in [*renamed(text, ELAMUR_MARKS),
+                          *((label, page) for label, page, _ in elamur_variants(text) if "section" in label
+                            or "heading" in label)]:
         assert outcome(variant) == outcome(one_line(variant)), what
 
 
@@ -278,3 +300,82 @@ def test_elamur_papers_list_with_no_readable_item_is_layout_changed() -> None:
     page = page.replace("## All works", "## Every work")
     with pytest.raises(parsers.LayoutChanged, match="'Papers'"):
         parsers.parse(page)
+
+
+# --- pages in other languages: the same records, checked by hand against the fixture pages -------
+
+@pytest.mark.parametrize("language", ["es", "de"])
+@pytest.mark.parametrize("name", ELAMUR)
+def test_an_elamur_page_in_another_language_gives_the_same_records(name: str, language: str) -> None:
+    text = fixture_text(name)
+    translated = elamur_translated(text, language)
+    assert not re.search(r"(?<!\S)## (?:" + "|".join(map(re.escape, ENGLISH_TITLES)) + r")(?![\w,])", translated)
+    assert "works of theirs" not in translated and "cite their works" not in translated
+    for page in (translated, elamur_reordered(translated)):
+        result = parsers.parse(page)
+        assert result.warnings == []
+        assert comparable(result) == comparable(parsers.parse(text))
+
+
+RUWASE = {
+    "affiliations": [("Snowflake Inc.", 4, True), ("Bellevue College", 1, True),
+                     ("Overlake Hospital Medical Center", 1, True), ("Microsoft", 25, False),
+                     ("Carnegie Mellon University", 8, False)],
+    "topics": [("Computer Science", "field", 2), ("Artificial Intelligence", "subfield", 2),
+               ("Hardware and Architecture", "subfield", 2), ("Computer Vision and Pattern Recognition", "subfield", 1),
+               ("Information Systems", "subfield", 1), ("GPU & parallel computing", "topic", 1)],
+    "works_by_year": [(2021, 2)],
+    "coauthors": 8,
+    "venues": ["SC 2021"],
+    "library": (3, 2743, 149439, 537),
+    "publications": [("ZeRO-Offload: Democratizing Billion-Scale Model Training", 2021, 309, None),
+                     ("ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning", 2021, 254,
+                      "SC 2021"),
+                     ("BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", 2022, 1606, None)],
+}
+QUINTERO = {
+    "affiliations": [("Tecnológico de Monterrey", 1204, True)],
+    "topics": [("Computer Science", "field", 4), ("Artificial Intelligence", "subfield", 3),
+               ("Natural language processing for low-resource languages", "topic", 3),
+               ("Speech recognition", "topic", 1)],
+    "works_by_year": [(2018, 1), (2021, 2), (2023, 1)],
+    "coauthors": 0,
+    "venues": ["Interspeech 2021", "LREC 2023"],
+    "library": (4, 12530, 149439, 9871),
+    "publications": [("Cross-lingual Transfer for Low-Resource Speech Recognition", 2021, 11902, "Interspeech 2021"),
+                     ("Tokenisation Matters: Subwords for Agglutinative Languages", 2018, 1025, None),
+                     ("A Benchmark for Quechua–Spanish Translation", 2023, 402, "LREC 2023"),
+                     ("Speech Corpora for Indigenous Languages of the Americas", 2021, 88, None)],
+}
+
+
+@pytest.mark.parametrize("language", ["es", "de"])
+@pytest.mark.parametrize("name", ELAMUR)
+def test_an_elamur_page_in_another_language_reads_every_section(name: str, language: str) -> None:
+    """Each section's values in Spanish and German, as read by hand from the fixture page."""
+    expected = QUINTERO if "quintero" in name else RUWASE
+    result = parsers.parse(elamur_translated(fixture_text(name), language))
+    profile = result.profile
+    assert profile is not None
+    assert [(a.name, a.papers, a.current) for a in profile.affiliations] == expected["affiliations"]
+    assert [(t.name, t.kind, t.count) for t in profile.topics] == expected["topics"]
+    assert [(y.year, y.works) for y in profile.works_by_year] == expected["works_by_year"]
+    assert len(profile.coauthors) == expected["coauthors"]
+    assert profile.venues == expected["venues"]
+    metrics = profile.metrics
+    assert (metrics.library_works_all, metrics.library_citations, metrics.library_papers_read,
+            metrics.library_citing_papers) == expected["library"]
+    assert [(p.title, p.year, p.citations, p.venue) for p in result.publications] == expected["publications"]
+
+
+def test_an_unreadable_lead_count_is_warned_not_null_silently() -> None:
+    text = fixture_text("elamur/000_multiline.md")
+    for old, new, code in [("3 works of theirs", "three works of theirs", "profile_unreadable"),
+                           ("cite their works 2,743 times", "cite their works many times", "number_unreadable"),
+                           ("[537 citing", "[some citing", "number_unreadable"),
+                           ("8 co-authors with a page", "eight co-authors with a page", "number_unreadable"),
+                           ("📚 Shelves 5", "📚 Shelves five", "number_unreadable"),
+                           ("[**2021** 2 papers]", "[**2021** two papers]", "number_unreadable"),
+                           ("Computer Science · 2 works", "Computer Science · two works", "number_unreadable")]:
+        assert old in text, old
+        assert code in [w.code for w in parsers.parse(text.replace(old, new)).warnings], old
