@@ -440,13 +440,13 @@ def decode_page(raw: bytes, charset: str | None = None) -> Decoded:
     >>> decode_page('<meta charset="iso-2022-jp"><p>山田</p>'.encode("iso2022_jp")).text[-9:]
     '<p>山田</p>'
     """
-    for bom, encoding in _BOMS:
+    for bom, codec in _BOMS:
         if raw.startswith(bom):
             # the bytes after the BOM only: lxml must not be handed ``raw`` as UTF-8 with its BOM
-            return _checked_text(replace(_unicode_decoded(raw[len(bom):], encoding), exact_utf8=False))
+            return _checked_text(replace(_unicode_decoded(raw[len(bom):], codec), exact_utf8=False))
     if any(raw.startswith(magic) for magic in _BINARY_MAGIC):
         raise Binary("the input is binary data, not a saved page")
-    unmarked = next((encoding for pattern, encoding in _UNMARKED if pattern.match(raw)), None)
+    unmarked = next((codec for pattern, codec in _UNMARKED if pattern.match(raw)), None)
     if unmarked is not None:
         return _checked_text(_unicode_decoded(raw, unmarked))
     if b"\x00" in raw[:4096]:
