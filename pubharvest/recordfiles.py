@@ -111,7 +111,9 @@ def record_of(value: Any, where: str) -> PageResult:
 def _value_without_lone_surrogates(value: Any) -> tuple[Any, int]:
     """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, and how many strings held one."""
     if isinstance(value, str):
-        fixed = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _has_surrogate(value) else value
+        # through UTF-16, which pairs a high and a low surrogate into one character and reads each lone one as U+FFFD
+        fixed = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace") if _has_surrogate(value) \
+            else value
         return fixed, int(fixed is not value)
     if isinstance(value, dict):
         pairs = [(_value_without_lone_surrogates(k), _value_without_lone_surrogates(v)) for k, v in value.items()]
@@ -430,9 +432,9 @@ def _bounds_check(bounds: dict[str, Any], inner: Check | None) -> Check:
     def check(value: Any, path: str) -> str | None:
         if isinstance(value, int) and not isinstance(value, bool):
             if low is not None and value < low:
-                return f"{path}: {value} is below the schema's minimum, {low}"
+                return f"{path}: {_number(value)} is below the schema's minimum, {low}"
             if high is not None and value > high:
-                return f"{path}: {value} is above the schema's maximum, {high}"
+                return f"{path}: {_number(value)} is above the schema's maximum, {high}"
         elif isinstance(value, str) and shape is not None:
             shown = value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "…"
             if not shape.search(value):
@@ -442,6 +444,22 @@ def _bounds_check(bounds: dict[str, Any], inner: Check | None) -> Check:
         return inner(value, path) if inner else None
 
     return check
+
+
+def _number(value: int) -> str:
+    """``value`` as a line shows it: its digits, or how many there are past 40 (Python refuses to write a
+    number of more than 4,300 digits, and a line should not hold one).
+
+    >>> _number(-5), _number(10**45), _number(-10**20000)
+    ('-5', 'a whole number of 46 digits', 'a negative whole number of about 20,001 digits')
+    """
+    if abs(value).bit_length() <= 133:  # 2**133 has 41 digits
+        text = str(value)
+        if len(text.lstrip("-")) <= 40:
+            return text
+    bits = abs(value).bit_length()
+    digits = f"{len(str(abs(value))):,}" if bits < 14_000 else f"about {int(bits * 0.30103) + 1:,}"
+    return f"a {'negative ' * (value < 0)}whole number of {digits} digits"
 
 
 def _date_error(date: str) -> str | None:
