@@ -73,7 +73,8 @@ def page_results(data: bytes) -> list[PageResult] | None:
             return None
         results, lines = explained
     for index, result in enumerate(results):
-        checked(result, _where(index, lines, text))
+        if why := _invalid(result):  # where it is, only then: counting lines for every record is quadratic
+            raise BadRecords(f"{_where(index, lines, text)}, {why}")
     _refuse_duplicate_keys(text, lines)
     if repaired:
         _warn_repaired(results)
@@ -83,9 +84,15 @@ def page_results(data: bytes) -> list[PageResult] | None:
 def checked(result: PageResult, where: str) -> PageResult:
     """``result`` itself when it is as the schema states beyond its types (bounds, shapes, calendar days,
     warning codes); else ``BadRecords`` naming ``where`` (``record 3``) and the field."""
-    if why := _result_check()(result, ""):
-        raise BadRecords(f"{where}, {why.lstrip('.')}")
+    if why := _invalid(result):
+        raise BadRecords(f"{where}, {why}")
     return result
+
+
+def _invalid(result: PageResult) -> str | None:
+    """``field: what is wrong with it`` for the first field of ``result`` not as the schema states, or None."""
+    why = _result_check()(result, "")
+    return why.lstrip(".") if why else None
 
 
 def record_of(value: Any, where: str) -> PageResult:
