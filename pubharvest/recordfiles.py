@@ -28,7 +28,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -50,6 +50,7 @@ _CLAIMS_RECORDS = (re.compile(rb'"site"\s*:'), re.compile(rb'"page"\s*:'))
 _CLAIM_SPAN = 1 << 16  # where a file that is not JSON must show ``site`` and ``page`` to be taken for records
 _BYTE_AT = re.compile(r"\(byte (\d+)\)$")
 _MAX_SHOWN = 60  # characters of a refused value quoted in its line
+T = TypeVar("T")
 # A check of one value at a path: the one line of what is wrong with it, or None.
 Check = Callable[[Any, str], "str | None"]
 
@@ -207,9 +208,9 @@ def _explained(text: bytes) -> tuple[list[PageResult], bool] | None:
         return None
     results: list[PageResult] = []
     for index, value in enumerate(values):
-        if (huge := _huge_number_path(value)) is not None:
-            raise BadRecords(f"{_where(index, lines, text)}, {huge[0].lstrip('.')}: a whole number of {huge[1]:,} "
-                             f"digits, past the schema's maximum, {MAX_COUNT}")
+        if (huge := _first_path(value, _HugeNumber)) is not None:
+            raise BadRecords(f"{_where(index, lines, text)}, {huge[0].lstrip('.')}: a whole number of "
+                             f"{huge[1].digits:,} digits, past the schema's maximum, {MAX_COUNT}")
         try:
             results.append(msgspec.convert(value, PageResult))
         except msgspec.ValidationError as error:
@@ -271,13 +272,13 @@ def _with_huge_numbers(text: bytes, where: str) -> Any:
         raise msgspec.DecodeError(str(error)) from None
 
 
-def _huge_number_path(value: Any, path: str = "") -> tuple[str, int] | None:
-    """The path of the first ``_HugeNumber`` in ``value`` and its digit count, or None."""
-    if isinstance(value, _HugeNumber):
-        return path, value.digits
+def _first_path(value: Any, kind: type[T], path: str = "") -> tuple[str, T] | None:
+    """The path (``.profile.metrics.citations``, ``[2]``) of the first ``kind`` in a JSON tree, and it; or None."""
+    if isinstance(value, kind):
+        return path, value
     children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in children:
-        found = _huge_number_path(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
+        found = _first_path(item, kind, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
         if found is not None:
             return found
     return None
@@ -545,24 +546,13 @@ def _duplicate_where(document: bytes, line: str) -> str:
     value = json.loads(document, object_pairs_hook=_marked_duplicates)
     records = list(enumerate(value if isinstance(value, list) and not line else [value]))
     for index, record in records:
-        found = _twice_path(record, "")
+        found = _first_path(record, _Twice)
         if found is not None:
             where = line or f"record {index + 1}"
-            path, key = found
-            return f"{where}{', ' + path.lstrip('.') if path else ''}: the key {_shortened(repr(key))} is given " \
-                   "twice in one object"
+            path, twice = found
+            return f"{where}{', ' + path.lstrip('.') if path else ''}: the key {_shortened(repr(twice.key))} is " \
+                   "given twice in one object"
     return f"{line or 'the file'}: a key is given twice in one object"
-
-
-def _twice_path(value: Any, path: str) -> tuple[str, str] | None:
-    if isinstance(value, _Twice):
-        return path, value.key
-    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in children:
-        found = _twice_path(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
-        if found is not None:
-            return found
-    return None
 
 
 def _warn_repaired(results: list[PageResult]) -> None:

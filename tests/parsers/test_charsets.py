@@ -6,9 +6,9 @@ Standard's table, and every failure to decode is a named code, never a bare ``Un
 - Stateful ISO-2022 charsets (and HZ) declared over 7-bit bytes are read as declared; ISO-2022-JP escapes
   in a page that declares nothing are read as ISO-2022-JP with ``charset_guessed``; ISO-2022-CN, which
   Python cannot read, is ``undecodable`` once its bytes leave ASCII.
-- Every real page and fixture is re-encoded into each WHATWG encoding (declared), into UTF-16 and
-  UTF-32 with and without a BOM, and into ISO-2022-JP, and must give the records of the original; each
-  is also cut at random offsets, which may only end in a result or a named refusal.
+- Real pages and fixtures cut at random offsets in UTF-16, UTF-32 and ISO-2022-JP may only end in
+  their whole characters or a named refusal (``test_decoding`` re-encodes every page into every
+  encoding whole).
 - Through the command line: one line per failure, a named code, exit 1, and ``-o`` keeps what it held.
 """
 
@@ -18,7 +18,6 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,8 +29,8 @@ from test_decoding import (
     declared,
     decoded,
     names_page,
-    original_outcome,
     outcome,
+    told_by_nuls,
 )
 
 from pubharvest import parsers
@@ -166,82 +165,6 @@ def test_iso_2022_cn_which_python_cannot_read_is_undecodable_once_it_leaves_asci
     assert plain.text.endswith("only ASCII here</p>") and plain.warnings == ()
 
 
-# --- every page re-encoded into every encoding --------------------------------------------------------
-
-def _expected(data: bytes, codec: str) -> tuple[str, set[str]]:
-    """What bytes in ``codec`` that declare it read as: their own text, unless they are valid UTF-8 (the bytes
-    outrank the declaration), then that with ``charset_mismatch`` when they are not plain ASCII. A stateful
-    charset's 7-bit bytes are always UTF-8, and read as declared."""
-    if codec.startswith("iso2022"):
-        return data.decode(codec), set()
-    try:
-        as_utf8 = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode(codec), set()
-    return as_utf8, set() if data.isascii() or codec == "utf-8" else {"charset_mismatch"}
-
-
-def in_encoding(label: str, codec: str) -> Callable[[str], tuple[bytes, str, set[str]]]:
-    def variant(text: str) -> tuple[bytes, str, set[str]]:
-        data = declared(text, label).encode(codec, "xmlcharrefreplace")
-        return (data, *_expected(data, codec))
-    return variant
-
-
-def unmarked(codec: str) -> Callable[[str], tuple[bytes, str, set[str]]]:
-    """UTF-16 or UTF-32 without a BOM."""
-    return lambda text: (text.encode(codec), text, set())
-
-
-def marked(codec: str) -> Callable[[str], tuple[bytes, str, set[str]]]:
-    return lambda text: ("\ufeff".encode(codec) + text.encode(codec), text, set())
-
-
-# One declaring variant per WHATWG encoding but UTF-8 (the first label of each), and the stateful ISO-2022-JP.
-ENCODED = {f"{encoding.name} declared": in_encoding(labels.split()[0], encoding.codec)
-           for encoding, labels in _ENCODINGS
-           if encoding.codec not in (None, "utf-8") and (not encoding.stateful or encoding.name == "iso-2022-jp")}
-UNICODE = {**{f"{codec} BOM": marked(codec) for codec in ("utf-32-le", "utf-32-be")},
-           **{f"{codec} without BOM": unmarked(codec) for codec in ("utf-16-le", "utf-16-be", "utf-32-le",
-                                                                     "utf-32-be")}}
-VARIANTS = {**ENCODED, **UNICODE}
-
-
-def unicode_variants(text: str) -> list[str]:
-    """Without a BOM a page is told UTF-16 or UTF-32 by its first two characters, when they are ASCII."""
-    told = len(text) > 1 and text[:2].isascii() and "\0" not in text[:2]
-    return [name for name in UNICODE if told or not name.endswith("without BOM")]
-
-
-def variants_of(text: str, index: int) -> list[str]:
-    """The Unicode variants of every page; the declared ones of every page that has a place to declare a
-    charset in, the single-byte encodings spread over the pages (each page gets a quarter of them)."""
-    declaring = [name for n, name in enumerate(ENCODED) if (n + index) % 4 == 0 or not _single_byte(name)]
-    return [*(declaring if can_declare(text) else ()), *unicode_variants(text)]
-
-
-def _single_byte(name: str) -> bool:
-    return not re.match(r"(gb18030|big5|euc-jp|shift_jis|euc-kr|iso-2022-jp) ", name)
-
-
-REENCODED = [case(page, variant) for index, page in enumerate(PAGES)
-             for variant in variants_of(decoded(page).text, index)]
-
-
-@pytest.fixture
-def page_text(page: str) -> str:
-    return decoded(page).text
-
-
-@pytest.mark.parametrize(("page", "variant"), REENCODED)
-def test_every_page_in_every_encoding_reads_as_the_original(page_text: str, variant: str) -> None:
-    data, text, warnings = VARIANTS[variant](page_text)
-    page = decode_page(data)
-    assert page.text == text
-    assert {code for code, _ in page.warnings} == warnings
-    assert outcome(data) == original_outcome(page_text)
-
-
 # --- cut at random offsets ----------------------------------------------------------------------------
 
 CUT_CODECS = {"utf-16-le BOM": ("utf-16-le", True), "utf-16-be": ("utf-16-be", False),
@@ -249,12 +172,17 @@ CUT_CODECS = {"utf-16-le BOM": ("utf-16-le", True), "utf-16-be": ("utf-16-be", F
 CUT_PAGES = [page for page in PAGES if page.startswith("fixture:scholar/") or "colleagues" in page][:12]
 
 
+@pytest.fixture
+def page_text(page: str) -> str:
+    return decoded(page).text
+
+
 @pytest.mark.parametrize("page", [case(page) for page in CUT_PAGES])
 @pytest.mark.parametrize("form", list(CUT_CODECS))
 def test_a_cut_utf16_or_utf32_page_reads_its_whole_characters_or_is_refused_by_name(page_text: str,
                                                                                      form: str) -> None:
     codec, bom = CUT_CODECS[form]
-    if not bom and "without BOM" not in " ".join(unicode_variants(page_text)):
+    if not bom and not told_by_nuls(page_text):
         pytest.skip("the page does not start with two ASCII characters")
     data = ("\ufeff".encode(codec) if bom else b"") + page_text.encode(codec)
     unit = 4 if "32" in codec else 2
