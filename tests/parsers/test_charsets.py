@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_decoding import (
     DECODING,
     PAGES,
@@ -163,6 +165,30 @@ def test_iso_2022_cn_which_python_cannot_read_is_undecodable_once_it_leaves_asci
     assert caught.value.code == "undecodable" and "ISO-2022-CN" in caught.value.message
     plain = decode_page(b'<meta charset="iso-2022-cn-ext"><p>only ASCII here</p>')
     assert plain.text.endswith("only ASCII here</p>") and plain.warnings == ()
+
+
+# --- any bytes under any label ------------------------------------------------------------------------
+
+LABELS = [*NOT_WEB, *(labels.split()[0] for _, labels in _ENCODINGS)]
+STARTS = [b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"<\x00h\x00",
+          b"\x00<\x00h", b"<\x00\x00\x00h\x00\x00\x00", b"\x1b$B", b"\x0e"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(STARTS), st.sampled_from(LABELS), st.sampled_from([None, *LABELS]),
+       st.binary(max_size=300), st.text(max_size=40))
+def test_any_bytes_under_any_label_decode_to_text_or_are_refused_by_name(start: bytes, label: str,
+                                                                          header: str | None, body: bytes,
+                                                                          text: str) -> None:
+    data = start + f'<html><head><meta charset="{label}"></head><body>'.encode() + body + text.encode("utf-8")
+    try:
+        page = decode_page(data, header)
+    except parsers.ParseError as error:
+        assert error.code in ("binary", "undecodable")
+        return
+    page.text.encode("utf-8")  # text: no lone surrogate, whatever the codec
+    assert all(re.fullmatch(r"[a-z_]+", code) for code, _ in page.warnings)
+    assert_named(data)
 
 
 # --- cut at random offsets ----------------------------------------------------------------------------
