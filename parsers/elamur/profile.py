@@ -7,7 +7,7 @@ import re
 
 from pubharvest.errors import LayoutChanged
 
-from ..numbers import read_count
+from ..numbers import Cells, read_count
 from ..records import Affiliation, Coauthor, Ids, Link, Metrics, PageResult, Profile, Topic, YearWorks
 from ..text import clean
 from ..warning_codes import Warn
@@ -47,7 +47,7 @@ def read_profile(meta: dict[str, str], url: str, sections: list[Section], result
         url=url,
         markdown_url=_markdown_url(url),
         ids=_profile_ids(links, slug, result),
-        affiliation=_headline_affiliation(meta.get("title", "")),
+        affiliation=_headline_affiliation(meta, titles[0].text, result),
         metrics=_metrics(links, sections, result),
         links=_profile_links(head, sections),
         snapshot_date=_snapshot_date(head.text),
@@ -74,10 +74,22 @@ def read_profile(meta: dict[str, str], url: str, sections: list[Section], result
     return found
 
 
-def _headline_affiliation(title: str) -> str | None:
-    """``Olatunji Ruwase · Bellevue College — author profile and papers`` -> ``Bellevue College``."""
-    match = re.match(r"(?P<name>.+?) · (?P<affiliation>.+?) — author profile and papers\Z", clean(title))
-    return match["affiliation"] if match else None
+def _headline_affiliation(meta: dict[str, str], name: str, result: PageResult) -> str | None:
+    """The affiliation of the front matter's title: ``<name> · <affiliation> — <what the page is>``
+    (``Olatunji Ruwase · Bellevue College — author profile and papers``), read by its separators, not
+    by its words; a title with no `` · `` after the name names no affiliation. A page without a
+    front matter title, or with one of another shape, is warned about."""
+    title = clean(meta.get("title", ""))
+    if not title:
+        what = "no front matter (--- title: … ---)" if not meta else "no title in its front matter"
+        result.warn(Warn.profile_unreadable, f"the page has {what}: the headline affiliation is unread")
+        return None
+    match = re.fullmatch(r"(?P<name>.+?)(?: · (?P<affiliation>.+?))? — [^—·]+", title)
+    if not match or clean(match["name"]) != name:
+        result.warn(Warn.profile_unreadable, f"the front matter's title {title[:80]!r} is not '<name> · "
+                                             "<affiliation> — …': the headline affiliation is unread")
+        return None
+    return match["affiliation"]
 
 
 def _snapshot_date(text: str) -> str | None:
@@ -106,27 +118,60 @@ def _profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResu
     return ids
 
 
+def _metric_of_link(href: str) -> str | None:
+    """Which metric a link of the page head shows, by its address alone (its label may be in any
+    language): OpenAlex's author page (the h-index), its works list (works) and that list by citations
+    (citations), the author's own page at ``#papers`` (works in the library), its cited-by page, the
+    Paper Stars ranking, and ``#also`` (works in the library without a page).
+
+    >>> _metric_of_link("https://openalex.org/authors/A5022644245"), _metric_of_link("#also")
+    ('h_index', 'without_page')
+    >>> _metric_of_link("https://openalex.org/works?filter=author.id:A1&sort=cited_by_count:desc")
+    'citations'
+    >>> _metric_of_link("https://md.research.elamur.ai/free/en/authors/olatunji-ruwase/#papers")
+    'library_works'
+    """
+    if re.match(r"https://openalex\.org/authors/A\d+\Z", href):
+        return "h_index"
+    if href.startswith("https://openalex.org/works"):
+        return "citations" if "cited_by_count" in href else "works"
+    own_page = _AUTHOR_PAGE_PART.search(href) if href.startswith(MARKDOWN_HOST) else None
+    if own_page:
+        return "library_works" if own_page[1] == "#papers" else "library_citations"
+    if "/paper-stars/" in href and "#star-" in href:
+        return "rank"
+    return "without_page" if href.endswith("#also") else None
+
+
+_AUTHOR_PAGE_PART = re.compile(r"/authors/[^/]+/(#papers|cited-by/)\Z")
+_RANK = re.compile(r"#star-(\d+)\Z")
+
+
 def _metrics(links: list[tuple[str, list[Run]]], sections: list[Section], result: PageResult) -> Metrics:
-    found = Metrics()
+    """The head's metrics, each from the link whose address says what it is (``_metric_of_link``) and
+    the one number of its text; a rank from its address (``#star-3972``)."""
+    cells = Cells()
+    counts: dict[str, int | None] = {}
+    unknown = []
     for href, link_runs in links:
-        label = joined(link_runs)
-        if m := re.fullmatch(r"h-index ([\d,]+)", label):
-            found.h_index = read_count(m.group(1))
-        elif href.startswith("https://openalex.org/works") and (m := re.fullmatch(r"([\d,]+) works?", label)):
-            found.works = read_count(m.group(1))
-        elif href.startswith("https://openalex.org/works") and (m := re.fullmatch(r"([\d,]+) citations?", label)):
-            found.citations = read_count(m.group(1))
-        elif m := re.search(r"([\d,]+) works? in our library", label):
-            found.library_works = read_count(m.group(1))
-        elif m := re.search(r"Cited ([\d,]+) times? in our library", label):
-            found.library_citations = read_count(m.group(1))
-        elif m := re.search(r"Paper Stars ranking: #([\d,]+)", label):
-            found.rank = read_count(m.group(1))
+        metric = _metric_of_link(href)
+        if metric is None and re.search(r"\d", joined(link_runs)):
+            unknown.append(f"{joined(link_runs)[:40]!r} ({href[:80]})")
+        if metric is None or metric in counts:
+            continue
+        rank = _RANK.search(href) if metric == "rank" else None
+        counts[metric] = int(rank[1]) if rank else cells.count_in(joined(link_runs), f"the {metric} link ({href})")
+    cells.report(result)
+    if unknown:
+        result.warn(Warn.profile_unreadable, "links of the page head show a number but their address is no metric "
+                                             f"pubharvest knows: {'; '.join(unknown)}; not read")
+    found = Metrics(h_index=counts.get("h_index"), works=counts.get("works"), citations=counts.get("citations"),
+                    library_works=counts.get("library_works"), library_citations=counts.get("library_citations"),
+                    rank=counts.get("rank"))
+    without_page = counts.get("without_page")
     all_works = section_titled(sections, "All works")
     if all_works and (m := re.match(r"([\d,]+) works? of theirs in our library", all_works.lead)):
         found.library_works_all = read_count(m.group(1))
-    without_page = next((read_count(m.group(1)) for _, runs in links
-                         if (m := re.search(r"([\d,]+) more in our library without a page", joined(runs)))), 0)
     if found.library_works is not None and found.library_works_all is not None:
         check_count(result, "works in the library", found.library_works_all, found.library_works + (without_page or 0))
     cited_by = section_titled(sections, "Cited by")
@@ -156,7 +201,7 @@ def _profile_links(head: Section, sections: list[Section]) -> list[Link]:
         for href, runs in links_of(block.runs):
             if "/cited-by/" in href:
                 link = Link(kind="cited_by", url=href)
-            elif "Paper Stars ranking" in joined(runs):
+            elif _metric_of_link(href) == "rank":
                 link = Link(kind="ranking", url=href)
             elif any(run is runs[0] for run in block.runs[elsewhere:]):
                 link = Link(kind="search", url=href, label=joined(runs))

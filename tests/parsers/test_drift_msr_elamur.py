@@ -1,7 +1,11 @@
 """Drift variants of every MSR and Elamur page: each class, id, key, heading, list-item
 shape or link pattern the parsers rely on is renamed, one at a time, and each page is cut short and
-enlarged. Every variant must give a ``ParseError`` or a warning the original has not, never an
-unflagged record that differs from the original's.
+enlarged; the MSR pages also get the generic HTML variants of ``tests/helpers/drift.py`` (addresses
+removed, links made text, tags changed, class names upper-cased, each class dropped, years in
+words), the Elamur pages their labels changed or in Spanish, their numbers in words, their front
+matter removed, their link addresses changed. Every variant must give a ``ParseError``, a warning
+the original has not, or the same records, never an unflagged record that differs from the
+original's (``check_variant``, which counts each outcome for the session's closing line).
 
 The pages: the real MSR publication page of the corpus (``PUBHARVEST_CORPUS``; research/elamur
 holds notes only), and the fixture pages of both sites (the seeds among them).
@@ -11,11 +15,20 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
 from conftest import FIXTURES, ROOT
+from drift import (
+    Variant,
+    check_variant,
+    classes_of,
+    html_variants,
+    numbers_as_words,
+    renamed_parameter,
+    without_front_matter,
+)
 
 import pubharvest.parsers as parsers
 from pubharvest.errors import ParseError
@@ -94,20 +107,6 @@ def records(result: parsers.PageResult) -> dict[str, Any]:
     return got
 
 
-def flagged_or_same(original: parsers.PageResult, variant: bytes | str) -> str | None:
-    """None when ``variant`` is refused, warned about, or parses as the original; else what differs."""
-    try:
-        got = parsers.parse(variant)
-    except ParseError:
-        return None
-    before = {(w.code, w.message) for w in original.warnings}
-    if any((w.code, w.message) not in before for w in got.warnings):
-        return None
-    if records(got) == records(original):
-        return None
-    return f"unflagged change: {records(got)} != {records(original)}"[:2000]
-
-
 def renamed(text: str, marks: list[Rename]) -> Iterator[tuple[str, str]]:
     """Each variant of ``text`` with one mark renamed (marks the page does not hold are skipped)."""
     for what, pattern, replacement in marks:
@@ -125,20 +124,87 @@ def fixture_text(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
-def check_all(text: str, marks: list[Rename]) -> list[str]:
+def check_all(text: str, marks: list[Rename], more: Iterable[Variant] = ()) -> list[str]:
+    """The variants of ``text`` (each of ``marks`` renamed, cuts, and ``more``) that gave a silently wrong record."""
     original = parsers.parse(text)
-    return [f"{what}: {problem}" for what, variant in [*renamed(text, marks), *cuts(text)]
-            if (problem := flagged_or_same(original, variant))]
+    variants: list[Variant] = [(what, variant, None) for what, variant in [*renamed(text, marks), *cuts(text)]]
+    silent = []
+    for what, variant, restore in [*variants, *more]:
+        try:
+            check_variant(parsers.parse, original, variant, what, restore)
+        except AssertionError as exc:
+            silent.append(str(exc).splitlines()[0])
+    return silent
+
+
+def msr_variants(text: str) -> list[Variant]:
+    """The generic HTML variants of an MSR page (each class it uses dropped in turn), and its years in words."""
+    years = numbers_as_words(text, r">[^<]*?\b(?P<n>(?:19|20)\d\d)\b")
+    return [*html_variants(text, classes_of(text), ()), *([("years in words", years, None)] if years != text else [])]
+
+
+# Elamur's labels, changed or in another language: the metrics are read by their links' addresses.
+ELAMUR_LABELS = [("h-index", "índice h"), ("h-index", "H index"), (" works](", " trabajos]("),
+                 (" citations](", " citas]("), ("works in our library", "obras en nuestra biblioteca"),
+                 ("Cited ", "Citado "), ("Paper Stars ranking", "Clasificación"),
+                 ("more in our library without a page yet", "más sin página")]
+
+
+def elamur_variants(text: str) -> list[Variant]:
+    """Elamur's variants: each label changed, the head's numbers in words, the front matter removed,
+    OpenAlex's link addresses changed, every link made plain text."""
+    found: list[Variant] = [(f"label {old!r} as {new!r}", text.replace(old, new), None) for old, new in ELAMUR_LABELS]
+    found += [
+        ("the head's numbers in words", numbers_as_words(text, r"\[[^\]\d]*(?P<n>\d[\d,]*)[^\]\d]*\]\(https://openalex"),
+         None),
+        ("front matter removed", without_front_matter(text), None),
+        ("OpenAlex author path", text.replace("openalex.org/authors/", "openalex.org/people/"), None),
+        ("filter= renamed", renamed_parameter(text, "filter"), lambda page: page.replace("filter_v2=", "filter=")),
+        ("sort= renamed", renamed_parameter(text, "sort"), lambda page: page.replace("sort_v2=", "sort=")),
+        ("links made text", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text), None),
+    ]
+    return [(label, variant, restore) for label, variant, restore in found if variant != text]
 
 
 @pytest.mark.parametrize("name,marks", [(n, MSR_HTML_MARKS) for n in MSR_HTML] + [(n, MSR_JSON_MARKS) for n in MSR_JSON]
                          + [(n, MSR_TEXT_MARKS) for n in MSR_TEXT] + [(n, ELAMUR_MARKS) for n in ELAMUR])
 def test_every_drift_variant_of_a_fixture_page_is_flagged(name: str, marks: list[Rename]) -> None:
-    assert check_all(fixture_text(name), marks) == []
+    text = fixture_text(name)
+    more = msr_variants(text) if name in MSR_HTML else elamur_variants(text) if name in ELAMUR else []
+    assert check_all(text, marks, more) == []
 
 
 def test_every_drift_variant_of_the_real_msr_page_is_flagged(read_corpus: Callable[[str], bytes]) -> None:
-    assert check_all(read_corpus(MATTERGEN).decode("utf-8"), MSR_HTML_MARKS) == []
+    text = read_corpus(MATTERGEN).decode("utf-8")
+    assert check_all(text, MSR_HTML_MARKS, msr_variants(text)) == []
+
+
+@pytest.mark.parametrize("name", ELAMUR)
+def test_elamur_metrics_are_read_by_their_links_whatever_the_labels(name: str) -> None:
+    """The head's figures, checked by hand against each page's head links (h-index, works, citations,
+    works and citations in the library, rank), read the same with every label in Spanish."""
+    text = fixture_text(name)
+    for old, new in ELAMUR_LABELS:
+        text = text.replace(old, new)
+    metrics = parsers.parse(text).profile.metrics  # type: ignore[union-attr]
+    expected = {"elamur/010_handwritten_quintero.txt": (96, 1318, 48207, 4, 12530, 112)}.get(
+        name, (22, 72, 4916, 2, 2743, 3972))
+    assert (metrics.h_index, metrics.works, metrics.citations, metrics.library_works, metrics.library_citations,
+            metrics.rank) == expected
+
+
+def test_elamur_title_without_an_affiliation_names_none_and_is_not_warned() -> None:
+    page = fixture_text("elamur/000_multiline.md").replace("Olatunji Ruwase · Bellevue College —", "Olatunji Ruwase —")
+    result = parsers.parse(page)
+    assert result.profile is not None and result.profile.affiliation is None
+    assert [w.code for w in result.warnings] == []
+
+
+def test_elamur_page_without_front_matter_is_warned() -> None:
+    result = parsers.parse(without_front_matter(fixture_text("elamur/000_multiline.md")))
+    assert result.profile is not None and result.profile.affiliation is None
+    (message,) = [w.message for w in result.warnings if w.code == "profile_unreadable"]
+    assert "front matter" in message and "affiliation" in message
 
 
 @pytest.mark.parametrize("name", ["elamur/000_multiline.md"])
