@@ -117,17 +117,26 @@ def record_of(value: Any, where: str) -> PageResult:
 
 
 def _value_without_lone_surrogates(value: Any) -> tuple[Any, int]:
-    """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, and how many strings held one."""
+    """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, and how many strings held one;
+    ``value`` itself when msgspec encodes it as UTF-8, which it refuses to for a lone surrogate (one pass in C)."""
+    try:
+        msgspec.json.encode(value)
+    except Exception:  # a surrogate; else what the conversion names (a number past 64 bits, no JSON value)
+        return _walked_without_lone_surrogates(value)
+    return value, 0
+
+
+def _walked_without_lone_surrogates(value: Any) -> tuple[Any, int]:
     if isinstance(value, str):
         # through UTF-16, which pairs a high and a low surrogate into one character and reads each lone one as U+FFFD
         fixed = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace") if _has_surrogate(value) \
             else value
         return fixed, int(fixed is not value)
     if isinstance(value, dict):
-        pairs = [(_value_without_lone_surrogates(k), _value_without_lone_surrogates(v)) for k, v in value.items()]
+        pairs = [(_walked_without_lone_surrogates(k), _walked_without_lone_surrogates(v)) for k, v in value.items()]
         return {k: v for (k, _), (v, _) in pairs}, sum(a + b for (_, a), (_, b) in pairs)
     if isinstance(value, list):
-        items = [_value_without_lone_surrogates(item) for item in value]
+        items = [_walked_without_lone_surrogates(item) for item in value]
         return [item for item, _ in items], sum(count for _, count in items)
     return value, 0
 
