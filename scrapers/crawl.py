@@ -156,7 +156,7 @@ class ProfileSpider(scrapy.Spider):
         claim = response.meta.get(CLAIM)
         site = sites.SITES[self.targets[target].site]
         try:  # a block page the middleware did not know stops the host all the same
-            result = self.engine.parse_page(response.body, response.url)
+            result = self.engine.parse_page(response.body, response.url, response.headers.get("Content-Type"))
         except PubharvestError as error:
             if todo is not None and not isinstance(error, HostBlocked):  # a completing page: that part is missing
                 missing = to_json(sites.missing_part(site.name, redact_url(response.url), error))
