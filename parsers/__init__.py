@@ -142,17 +142,18 @@ def _describe_unknown(doc: Document) -> str:
     return "a text file that is not a page of any site pubharvest knows"
 
 
-def detect(data: bytes | str, url: str | None = None) -> Detection:
+def detect(data: bytes | str, url: str | None = None, charset: str | None = None) -> Detection:
     """Which site parser would run on ``data``, and on which kind of page; raises ``ParseError``."""
-    return _detect_document(Document.from_input(data, url))[1]
+    return _detect_document(Document.from_input(data, url, charset))[1]
 
 
-def parse(data: bytes | str, url: str | None = None) -> PageResult:
+def parse(data: bytes | str, url: str | None = None, charset: str | None = None) -> PageResult:
     """Detect the site and kind of page, parse it, and return its records; raises ``ParseError``.
 
-    ``url`` is where the page came from, when known; a canonical URL stated by the page wins.
+    ``url`` is where the page came from, when known; a canonical URL stated by the page wins. ``charset`` is the
+    one the HTTP ``Content-Type`` header named (``page.header_charset``), which outranks the page's own.
     """
-    doc = Document.from_input(data, url)
+    doc = Document.from_input(data, url, charset)
     module, detection = _detect_document(doc)
     doc.kind = detection.page
     with paused_gc():  # a large page makes many objects and no cycles

@@ -277,6 +277,9 @@ def _people_page(doc: Document) -> PageResult:
         raise LayoutChanged("an MSR people page whose accordions have no group bodies (div#collapse-group-<facet>_"
                             "filter-…): which year, area and type each paper is listed under cannot be read")
     result.publications = [_finish(pub) for pub in _year_checked(_listings(cards, url, groups, result), result)]
+    if result.publications and not any(pub.url for pub in result.publications):
+        result.warn(Warn.listings_incomplete, f"none of the {len(result.publications)} papers has a title link to "
+                                              "its page (h5 a[href]): their addresses and MSR ids are unread")
     _check_groupings(result)
     if result.profile and not result.profile.name:
         result.warn(Warn.name_missing, "the people page has no h1 with the person's name")
@@ -633,10 +636,7 @@ def _publication_page(doc: Document) -> PageResult:
     pub.author_links = [a for a in people if a.url]
     pub.date = _iso_date(main.css(".publication-citation time::attr(datetime)").get()) or _iso_date(
         _from_meta(from_meta, "date", _meta(sel, "citation_publication_date")))
-    paragraphs = [_text(p) for p in main.css(".excerpt p")]
-    pub.summary = "\n\n".join(p for p in paragraphs if p) or None
-    if not main.css(".excerpt"):
-        result.warn(Warn.summary_missing, "the publication page has no abstract block (.excerpt)")
+    pub.summary = _summary(main.css(".excerpt"), result)
     aside = main.css("aside")
     pub.facets.research_areas = [_text(a) for a in aside.css('a[href*="/research-area/"]')] or _from_meta(
         from_meta, "research areas", _meta_all(sel, "research-area"))
@@ -650,6 +650,23 @@ def _publication_page(doc: Document) -> PageResult:
                                         "(without author links, the external link or month-precise dates)")
     result.publications = [_finish(pub)]
     return result
+
+
+def _summary(excerpt: SelectorList[Selector], result: PageResult) -> str | None:
+    """The abstract: the paragraphs of ``.excerpt``, or its whole text (warned) when it holds text in
+    no paragraph; a page with no such block is warned about."""
+    if not excerpt:
+        result.warn(Warn.summary_missing, "the publication page has no abstract block (.excerpt)")
+        return None
+    paragraphs = [text for p in excerpt.css("p") if (text := _text(p))]
+    if paragraphs:
+        return "\n\n".join(paragraphs)
+    whole = clean_or_none(" ".join(excerpt.xpath(".//text()[not(ancestor::*[contains(@class, 'sr-only')])]")
+                                   .getall()))
+    if whole:
+        result.warn(Warn.publication_unreadable, "the abstract block (.excerpt) holds text in no paragraph (p): "
+                                                 "read as one paragraph")
+    return whole
 
 
 def _from_meta(used: list[str], field: str, value: _T) -> _T:
@@ -680,7 +697,10 @@ def _citation_authors(main: SelectorList[Selector]) -> list[Author]:
 
 def _publication_links(main: SelectorList[Selector], base: str | None) -> list[Link]:
     """The paper's own links: the external "Publication" link(s), the PDF button, the BibTeX link."""
-    found = [("external", a) for a in main.css(".publication-citation p a[href]")]
+    # The citation block's links that are no author's (authors are schema.org items: itemscope).
+    found = [("external", a) for a in main.xpath(".//*[contains(concat(' ', normalize-space(@class), ' '), "
+                                                 "' publication-citation ')]//a[@href][not(@itemprop)]"
+                                                 "[not(ancestor::*[@itemscope])]")]
     # Each link is found by two marks (a class and an attribute), so one renamed mark loses nothing.
     found += [("pdf" if ".pdf" in a.attrib["href"].lower() or a.attrib.get("data-bi-cn") == "PDF" else "external", a)
               for a in main.css("aside a.btn[href], aside a[data-bi-cn][href]")]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated
+from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated, Undecodable
 
 from .records import PageWarning
 from .warning_codes import Warn
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from lxml import etree
     from parsel import Selector
 
-__all__ = ["Document", "Decoded", "html_selector", "html_root_streamed", "utf8_pieces", "gunzip", "decode",
-           "decode_page", "declared_charset", "refuse_forbidden"]
+__all__ = ["Document", "Decoded", "WebEncoding", "html_selector", "html_root_streamed", "utf8_pieces", "gunzip",
+           "decode", "decode_page", "declared_charset", "header_charset", "web_encoding", "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
@@ -48,13 +48,14 @@ class Document:
     _found: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_input(cls, data: bytes | str, url: str | None = None) -> Document:
-        """Decode ``data`` (bytes of any encoding, gzip, or already text). Raises ``Empty``/``Binary``."""
+    def from_input(cls, data: bytes | str, url: str | None = None, charset: str | None = None) -> Document:
+        """Decode ``data`` (bytes of any encoding, gzip, or already text; ``charset``: the one an HTTP header
+        gave). Raises ``Empty``/``Binary``/``Undecodable``."""
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if raw[:2] == b"\x1f\x8b":
             raw = gunzip(raw)
         digest = hashlib.sha256(raw).hexdigest()
-        decoded = Decoded(data, "utf-8") if isinstance(data, str) else decode_page(raw)
+        decoded = Decoded(data, "utf-8") if isinstance(data, str) else _decoded_or_refused(raw, charset)
         if not decoded.text.strip():
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
         text, utf8 = decoded.text.lstrip("\ufeff"), raw if decoded.exact_utf8 else None
@@ -123,6 +124,15 @@ class Document:
         link, ``og:url``, ``<base href>`` and a browser's ``saved from url=`` comment in its head."""
         stated = (next(url for url in found.groups() if url) for found in _STATED_URL.finditer(self.head))
         return [*([self.url.lower()] if self.url else []), *stated]
+
+
+def _decoded_or_refused(raw: bytes, charset: str | None) -> Decoded:
+    """``decode_page(raw, charset)``; a codec's own error, which its rules should leave none of, is ``Undecodable``
+    rather than a bare ``UnicodeError``."""
+    try:
+        return decode_page(raw, charset)
+    except (UnicodeError, LookupError) as error:
+        raise Undecodable(f"the bytes could not be read as text ({type(error).__name__}: {error})") from None
 
 
 # A page's own URL in its head: <link rel="canonical" href=...>, <meta property="og:url" content=...>,
@@ -272,7 +282,7 @@ def gunzip(raw: bytes | Iterable[bytes], limit: int = MAX_INPUT_BYTES) -> bytes:
     return bytes(out)
 
 
-def decode(raw: bytes) -> tuple[str, str]:
+def decode(raw: bytes, charset: str | None = None) -> tuple[str, str]:
     """Text and encoding name of ``raw`` by the rules of ``decode_page`` (its warnings dropped).
 
     >>> decode("café".encode("cp1252"))
@@ -280,7 +290,7 @@ def decode(raw: bytes) -> tuple[str, str]:
     >>> decode('<meta charset="iso-8859-1">Gödel'.encode("utf-8"))[0][-5:]
     'Gödel'
     """
-    decoded = decode_page(raw)
+    decoded = decode_page(raw, charset)
     return decoded.text, decoded.encoding
 
 
@@ -295,6 +305,101 @@ class Decoded:
     invalid: int = 0  # bytes the encoding could not read, each a U+FFFD in ``text``
 
 
+@dataclass(frozen=True)
+class WebEncoding:
+    """An encoding a page may declare: its name, the Python codec that reads it as browsers do (None: one
+    pubharvest cannot read), and whether it is stateful (ISO-2022: 7-bit bytes whose meaning escapes switch)."""
+
+    name: str
+    codec: str | None
+    stateful: bool = False
+
+
+# The labels of the WHATWG Encoding Standard (encoding.spec.whatwg.org, "Names and labels"), lower-cased, to
+# the codec that reads each as browsers do: latin-1 and ascii as windows-1252, gb2312 and gbk as GB18030,
+# Shift_JIS as windows-31j, EUC-KR as windows-949, Big5 with HKSCS. A declared UTF-16 label reads as UTF-8, as in
+# browsers (a declaration that could be read is in ASCII-compatible bytes); UTF-16 bytes are found by their BOM or
+# their NULs. The standard maps ISO-2022-KR, ISO-2022-CN and HZ to its "replacement" encoding (no text at all),
+# which guards a browser's scripts; pubharvest renders nothing and reads them as declared when their bytes are
+# 7-bit, as it also reads ISO-2022-JP-1/2/3/2004, which no browser reads. Any other label (utf-7, utf-32, idna,
+# punycode, base64, rot13, x-user-defined, a misspelling) is no page encoding: ignored, with ``charset_unsupported``.
+_ENCODINGS: tuple[tuple[WebEncoding, str], ...] = (
+    (WebEncoding("utf-8", "utf-8"), "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8 "
+                                    "unicodefffe utf-16be csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff "
+                                    "utf-16 utf-16le"),
+    (WebEncoding("ibm866", "cp866"), "866 cp866 csibm866 ibm866"),
+    (WebEncoding("iso-8859-2", "iso8859_2"), "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 "
+                                             "iso_8859-2:1987 l2 latin2"),
+    (WebEncoding("iso-8859-3", "iso8859_3"), "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 "
+                                             "iso_8859-3:1988 l3 latin3"),
+    (WebEncoding("iso-8859-4", "iso8859_4"), "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 "
+                                             "iso_8859-4:1988 l4 latin4"),
+    (WebEncoding("iso-8859-5", "iso8859_5"), "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595 "
+                                             "iso_8859-5 iso_8859-5:1988"),
+    (WebEncoding("iso-8859-6", "iso8859_6"), "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 "
+                                             "iso-8859-6 iso-8859-6-e iso-8859-6-i iso-ir-127 iso8859-6 iso88596 "
+                                             "iso_8859-6 iso_8859-6:1987"),
+    (WebEncoding("iso-8859-7", "iso8859_7"), "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126 "
+                                             "iso8859-7 iso88597 iso_8859-7 iso_8859-7:1987 sun_eu_greek"),
+    (WebEncoding("iso-8859-8", "iso8859_8"), "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138 "
+                                             "iso8859-8 iso88598 iso_8859-8 iso_8859-8:1988 visual "
+                                             "csiso88598i iso-8859-8-i logical"),
+    (WebEncoding("iso-8859-10", "iso8859_10"), "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6"),
+    (WebEncoding("iso-8859-13", "iso8859_13"), "iso-8859-13 iso8859-13 iso885913"),
+    (WebEncoding("iso-8859-14", "iso8859_14"), "iso-8859-14 iso8859-14 iso885914"),
+    (WebEncoding("iso-8859-15", "iso8859_15"), "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9"),
+    (WebEncoding("iso-8859-16", "iso8859_16"), "iso-8859-16"),
+    (WebEncoding("koi8-r", "koi8_r"), "cskoi8r koi koi8 koi8-r koi8_r"),
+    (WebEncoding("koi8-u", "koi8_u"), "koi8-ru koi8-u"),
+    (WebEncoding("macintosh", "mac_roman"), "csmacintosh mac macintosh x-mac-roman"),
+    (WebEncoding("windows-874", "cp874"), "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874"),
+    (WebEncoding("windows-1250", "cp1250"), "cp1250 windows-1250 x-cp1250"),
+    (WebEncoding("windows-1251", "cp1251"), "cp1251 windows-1251 x-cp1251"),
+    (WebEncoding("windows-1252", "cp1252"), "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 "
+                                            "iso-ir-100 iso8859-1 iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 "
+                                            "us-ascii windows-1252 x-cp1252"),
+    (WebEncoding("windows-1253", "cp1253"), "cp1253 windows-1253 x-cp1253"),
+    (WebEncoding("windows-1254", "cp1254"), "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 "
+                                            "iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254"),
+    (WebEncoding("windows-1255", "cp1255"), "cp1255 windows-1255 x-cp1255"),
+    (WebEncoding("windows-1256", "cp1256"), "cp1256 windows-1256 x-cp1256"),
+    (WebEncoding("windows-1257", "cp1257"), "cp1257 windows-1257 x-cp1257"),
+    (WebEncoding("windows-1258", "cp1258"), "cp1258 windows-1258 x-cp1258"),
+    (WebEncoding("x-mac-cyrillic", "mac_cyrillic"), "x-mac-cyrillic x-mac-ukrainian"),
+    (WebEncoding("gb18030", "gb18030"), "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 "
+                                        "x-gbk gb18030"),
+    (WebEncoding("big5", "big5hkscs"), "big5 big5-hkscs cn-big5 csbig5 x-x-big5"),
+    (WebEncoding("euc-jp", "euc_jp"), "cseucpkdfmtjapanese euc-jp x-euc-jp"),
+    (WebEncoding("shift_jis", "cp932"), "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis"),
+    (WebEncoding("euc-kr", "cp949"), "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 "
+                                     "ksc5601 ksc_5601 windows-949"),
+    # the stateful ones (ISO-2022-JP's JIS X 0201 katakana, which browsers read, is in Python's _ext codec)
+    (WebEncoding("iso-2022-jp", "iso2022_jp_ext", stateful=True), "csiso2022jp iso-2022-jp"),
+    (WebEncoding("iso-2022-jp-1", "iso2022_jp_1", stateful=True), "iso-2022-jp-1"),
+    (WebEncoding("iso-2022-jp-2", "iso2022_jp_2", stateful=True), "csiso2022jp2 iso-2022-jp-2"),
+    (WebEncoding("iso-2022-jp-3", "iso2022_jp_3", stateful=True), "iso-2022-jp-3"),
+    (WebEncoding("iso-2022-jp-2004", "iso2022_jp_2004", stateful=True), "iso-2022-jp-2004"),
+    (WebEncoding("iso-2022-kr", "iso2022_kr", stateful=True), "csiso2022kr iso-2022-kr"),
+    (WebEncoding("hz-gb-2312", "hz", stateful=True), "hz-gb-2312"),
+    (WebEncoding("iso-2022-cn", None, stateful=True), "iso-2022-cn iso-2022-cn-ext"),  # no Python codec
+)
+_LABELS: dict[str, WebEncoding] = {label: encoding for encoding, labels in _ENCODINGS for label in labels.split()}
+_ISO_2022_JP = _LABELS["iso-2022-jp"]
+# What switches a stateful encoding away from ASCII: an escape sequence, shift out (SO), HZ's "~{".
+_SHIFTS = re.compile(rb"[\x1b\x0e]|~\{")
+# ISO-2022-JP's escape sequences into JIS X 0208 (ESC $ @, ESC $ B) and JIS X 0201 (ESC ( J, ESC ( I).
+_JIS_ESCAPES = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
+
+
+def web_encoding(label: str) -> WebEncoding | None:
+    """The encoding a declared charset ``label`` names, as browsers read it; None for a label of no page encoding.
+
+    >>> web_encoding(" Latin1 ").name, web_encoding("SJIS").codec, web_encoding("utf-7"), web_encoding("idna")
+    ('windows-1252', 'cp932', None, None)
+    """
+    return _LABELS.get(label.strip().lower())
+
+
 # A page with invalid bytes is still in the encoding it declares when they are few: at most this many, or at
 # most 1% of its non-ASCII bytes. UTF-8 it does not declare needs, besides, at least as many valid multi-byte
 # sequences as invalid bytes (a Latin-1 page forms a valid sequence only by accident, "ß" + no-break space, far
@@ -304,18 +409,25 @@ _BOMS = (
     (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
     (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
 )
+# UTF-16 and UTF-32 without a BOM, told by the NULs of their first two characters when these are ASCII (a page
+# starts with "<", a blank or its URL), as XML's appendix F tells them: "<\0h\0" is UTF-16-LE.
+_UNMARKED = (
+    (re.compile(rb"[\x01-\x7f]\0\0\0[\x01-\x7f]\0\0\0"), "utf-32-le"),
+    (re.compile(rb"\0\0\0[\x01-\x7f]\0\0\0[\x01-\x7f]"), "utf-32-be"),
+    (re.compile(rb"[\x01-\x7f]\0[\x01-\x7f]\0"), "utf-16-le"),
+    (re.compile(rb"\0[\x01-\x7f]\0[\x01-\x7f]"), "utf-16-be"),
+)
 _DECLARED = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)|\A\s*<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""", re.I)
-# Labels that mean another codec in browsers (the WHATWG Encoding standard): latin-1 and ascii pages are read as
-# windows-1252, gb2312 and gbk as gb18030, and a meta tag saying utf-16 (read without a BOM) as utf-8.
-_WHATWG = {"latin_1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252", "gb2312": "gb18030", "gbk": "gb18030",
-           "utf-16": "utf-8", "utf-16-le": "utf-8", "utf-16-be": "utf-8"}
 _NON_ASCII = bytes(range(128, 256))
 
 
-def decode_page(raw: bytes) -> Decoded:
-    """Decode a saved page: a BOM wins; then UTF-8 when the bytes are UTF-8 or nearly so, whatever charset the
-    page declares; then the declared charset; then windows-1252. Raises ``Binary``.
+def decode_page(raw: bytes, charset: str | None = None) -> Decoded:
+    """Decode a saved page: a BOM wins, then UTF-16 or UTF-32 told by their NULs; then a stateful charset declared
+    (ISO-2022-JP) over 7-bit bytes; then UTF-8 when the bytes are UTF-8 or nearly so, whatever charset the page
+    declares; then the declared charset; then windows-1252. ``charset`` is the one an HTTP header gave, which
+    outranks the page's own declaration. Raises ``Binary``, or ``Undecodable`` for a stateful charset pubharvest
+    cannot read (ISO-2022-CN).
 
     Saved pages often declare a charset their bytes are not in (a script decoded Google's ISO-8859-1 page and
     wrote UTF-8), so the bytes outrank the declaration; each doubt is a warning.
@@ -325,17 +437,42 @@ def decode_page(raw: bytes) -> Decoded:
     >>> page = decode_page("7α-hydroxylase ".encode("utf-8") + bytes([0xFF]))
     >>> page.text == "7α-hydroxylase \\ufffd", page.warnings
     (True, (('invalid_bytes', '1 byte is not UTF-8 (the first at offset 16): read as U+FFFD'),))
+    >>> decode_page('<meta charset="iso-2022-jp"><p>山田</p>'.encode("iso2022_jp")).text[-9:]
+    '<p>山田</p>'
     """
-    for bom, encoding in _BOMS:
+    for bom, codec in _BOMS:
         if raw.startswith(bom):
             # the bytes after the BOM only: lxml must not be handed ``raw`` as UTF-8 with its BOM
-            return _checked_text(replace(_decoded_with(raw[len(bom):], encoding, encoding), exact_utf8=False))
-    if any(raw.startswith(magic) for magic in _BINARY_MAGIC) or b"\x00" in raw[:4096]:
+            return _checked_text(replace(_unicode_decoded(raw[len(bom):], codec), exact_utf8=False))
+    if any(raw.startswith(magic) for magic in _BINARY_MAGIC):
         raise Binary("the input is binary data, not a saved page")
-    label = declared_charset(raw)
-    codec = _codec(label) if label else None
-    decoded = _as_utf8(raw, label, codec) or _as_declared(raw, label, codec) or _as_windows_1252(raw, label, codec)
-    return _checked_text(decoded)
+    unmarked = next((codec for pattern, codec in _UNMARKED if pattern.match(raw)), None)
+    if unmarked is not None:
+        return _checked_text(_unicode_decoded(raw, unmarked))
+    if b"\x00" in raw[:4096]:
+        raise Binary("the input is binary data, not a saved page")
+    label = charset or declared_charset(raw)
+    encoding = web_encoding(label) if label else None
+    if label is not None and encoding is None:
+        return _checked_text(_unsupported(_sniffed(raw, None, None), label))
+    return _checked_text(_sniffed(raw, label, encoding))
+
+
+def _sniffed(raw: bytes, label: str | None, encoding: WebEncoding | None) -> Decoded:
+    """``raw`` read by the rules of ``decode_page`` after its BOM and NULs, ``label`` declared (naming ``encoding``)."""
+    codec = encoding.codec if encoding is not None and not encoding.stateful else None
+    return (_as_stateful(raw, label, encoding) or _as_utf8(raw, label, codec) or _as_declared(raw, label, codec)
+            or _as_windows_1252(raw, label, codec))
+
+
+def _unsupported(decoded: Decoded, label: str) -> Decoded:
+    """``decoded`` (read as if no charset were declared) with a ``charset_unsupported`` warning for ``label``,
+    which says it all: no ``charset_guessed`` besides."""
+    said = (Warn.charset_unsupported.name,
+            f"the page declares charset {label}, which is no encoding of web pages: ignored, read as "
+            f"{'UTF-8' if decoded.encoding == 'utf-8' else decoded.encoding}")
+    rest = tuple(warning for warning in decoded.warnings if warning[0] != Warn.charset_guessed.name)
+    return replace(decoded, warnings=(said, *rest))
 
 
 def declared_charset(raw: bytes) -> str | None:
@@ -350,20 +487,65 @@ def declared_charset(raw: bytes) -> str | None:
     return None if found is None else (found.group(1) or found.group(2)).decode("ascii")
 
 
-def _codec(label: str) -> str | None:
-    """The Python codec a browser would read a declared ``label`` with; None for a label of no text codec."""
-    try:
-        info = codecs.lookup(label)
-    except LookupError:
-        return None
-    if not getattr(info, "_is_text_encoding", True):
-        return None
-    return _WHATWG.get(info.name, info.name)
+_CONTENT_TYPE_CHARSET = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.I)
 
 
-def _encoding_name(codec: str) -> str:
-    """A codec's usual name: ``cp1252`` -> ``windows-1252``, ``euc_jp`` -> ``euc-jp``."""
-    return re.sub(r"^cp(125\d)$", r"windows-\1", codec).replace("_", "-")
+def header_charset(content_type: str | bytes | None) -> str | None:
+    """The charset an HTTP ``Content-Type`` header names, as written; None when it names none.
+
+    >>> header_charset("text/html; charset=\"Shift_JIS\""), header_charset(b"text/html"), header_charset(None)
+    ('Shift_JIS', None, None)
+    """
+    if isinstance(content_type, bytes):
+        content_type = content_type.decode("latin-1")
+    found = _CONTENT_TYPE_CHARSET.search(content_type or "")
+    return None if found is None else found.group(1)
+
+
+def _unicode_decoded(raw: bytes, codec: str) -> Decoded:
+    """``raw`` (after any BOM) read in ``codec``; for UTF-16 and UTF-32, a file cut inside a character (an odd
+    byte, half a surrogate pair) is read up to its last whole character, with a ``truncated`` warning."""
+    unit = 4 if codec.startswith("utf-32") else 2 if codec.startswith("utf-16") else 1
+    cut = len(raw) % unit
+    if unit == 2 and len(raw) - cut >= 2:
+        last = raw[len(raw) - cut - 2:len(raw) - cut]
+        cut += 2 if 0xD8 <= (last[1] if codec.endswith("le") else last[0]) <= 0xDB else 0  # a lead surrogate
+    decoded = _decoded_with(raw[:len(raw) - cut], codec, codec)
+    if not cut:
+        return decoded
+    said = (Warn.truncated.name, f"the file stops inside a character: its last {cut} byte{'s' * (cut != 1)} "
+                                 f"{'are' if cut != 1 else 'is'} part of a {codec.upper()} character, left out")
+    return replace(decoded, warnings=(*decoded.warnings, said))
+
+
+def _as_stateful(raw: bytes, label: str | None, encoding: WebEncoding | None) -> Decoded | None:
+    """A stateful charset over 7-bit bytes: the one declared (ISO-2022-JP, -KR, HZ), or ISO-2022-JP when nothing
+    is declared and the bytes hold its escape sequences (``charset_guessed``); else None. A stateful charset
+    pubharvest has no codec for is ``Undecodable`` once its bytes shift away from ASCII."""
+    if not raw.isascii():
+        return None
+    guessed = encoding is None and label is None and _JIS_ESCAPES.search(raw) is not None
+    if guessed:
+        encoding = _ISO_2022_JP
+    if encoding is None or not encoding.stateful:
+        return None
+    if encoding.codec is None:
+        if _SHIFTS.search(raw):
+            raise Undecodable(f"the page declares charset {label}, which pubharvest cannot decode, and its bytes "
+                              "leave ASCII for it: nothing is read rather than the wrong text")
+        return None  # plain ASCII, which every stateful charset starts in
+    decoded = _decoded_with(raw, encoding.codec, encoding.name)
+    if not _few_invalid(raw, decoded):
+        if guessed:
+            return None
+        mismatch = (Warn.charset_mismatch.name, f"the page declares charset {label} but its bytes are not in it: "
+                                                "read as ASCII")
+        return Decoded(raw.decode("ascii"), "utf-8", (mismatch,), exact_utf8=True)
+    if guessed:
+        doubt = (Warn.charset_guessed.name, "the page declares no charset and its bytes hold ISO-2022-JP escape "
+                                            "sequences: read as ISO-2022-JP")
+        return replace(decoded, warnings=(doubt, *decoded.warnings))
+    return decoded
 
 
 def _as_utf8(raw: bytes, label: str | None, codec: str | None) -> Decoded | None:
@@ -386,7 +568,8 @@ def _as_declared(raw: bytes, label: str | None, codec: str | None) -> Decoded | 
     """The declared charset, when the bytes are in it (but for a few invalid bytes, read as U+FFFD); else None."""
     if label is None or codec is None or codec == "utf-8":
         return None
-    decoded = _decoded_with(raw, codec, _encoding_name(codec))
+    encoding = web_encoding(label)
+    decoded = _decoded_with(raw, codec, encoding.name if encoding is not None else codec)
     return decoded if _few_invalid(raw, decoded) else None
 
 
@@ -396,9 +579,6 @@ def _as_windows_1252(raw: bytes, label: str | None, codec: str | None) -> Decode
     if label is None:
         doubt = (Warn.charset_guessed.name,
                  "the page declares no charset and its bytes are not UTF-8: read as windows-1252")
-    elif codec is None:
-        doubt = (Warn.charset_guessed.name, f"the page declares charset {label}, which is no known text encoding, "
-                                            "and its bytes are not UTF-8: read as windows-1252")
     else:
         doubt = (Warn.charset_mismatch.name, f"the page declares charset {label} but its bytes are neither that nor "
                                              "UTF-8: read as windows-1252")
@@ -419,13 +599,13 @@ def _decoded_with(raw: bytes, codec: str, name: str) -> Decoded:
 
 
 def _fffd_per_byte(error: UnicodeError) -> tuple[str, int]:
-    """A U+FFFD for each byte a codec cannot read: what ``surrogateescape`` and then replacing its escapes gives
-    (it refuses an ASCII byte too), without two passes of a regular expression over the whole text.
+    r"""A U+FFFD for each byte a codec cannot read (an ASCII byte too: inside ISO-2022's two-byte mode, or a UTF-16
+    code unit), without two passes of a regular expression over the whole text.
 
-    >>> b"a\xe2\x82b\xff".decode("utf-8", _FFFD_PER_BYTE)
-    'a\ufffd\ufffdb\ufffd'
+    >>> b"a\xe2\x82b\xff".decode("utf-8", _FFFD_PER_BYTE), b"<\0\0\xd8".decode("utf-16-le", _FFFD_PER_BYTE)
+    ('a\ufffd\ufffdb\ufffd', '<\ufffd\ufffd')
     """
-    if not isinstance(error, UnicodeDecodeError) or min(error.object[error.start:error.end]) < 0x80:
+    if not isinstance(error, UnicodeDecodeError):
         raise error
     return "\ufffd" * (error.end - error.start), error.end
 

@@ -32,7 +32,7 @@ from .warning_codes import Warn, codes
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
     "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
-    "PageResult", "PageKind", "Count", "Year", "IsoDate", "Orcid", "Doi", "MAX_COUNT", "YEARS",
+    "PageResult", "PageKind", "Count", "Year", "IsoDate", "Orcid", "Doi", "MAX_COUNT", "YEARS", "DATE_PATTERN",
     "registered_sites", "own_id", "set_own_id", "id_value", "id_values", "string_kinds",
     "to_builtins", "to_json", "from_json", "json_schema",
 ]
@@ -44,7 +44,10 @@ MAX_COUNT = 2**63 - 1  # what the store's integer columns hold
 YEARS = range(1500, 2100)
 Count = Annotated[int, msgspec.Meta(extra_json_schema={"minimum": 0, "maximum": MAX_COUNT})]
 Year = Annotated[int, msgspec.Meta(extra_json_schema={"minimum": YEARS.start, "maximum": YEARS.stop - 1})]
-IsoDate = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"})]
+# A date as precise as the page says: a year, a month (01-12) of it, a day (01-31) of that; a checker also asks
+# that the day is on the calendar and the year in ``YEARS`` (``pubharvest.recordfiles``).
+DATE_PATTERN = "^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
+IsoDate = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": DATE_PATTERN})]
 Orcid = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$"})]
 Doi = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^10[.][0-9]{4,9}/\\S+$"})]
 

@@ -31,8 +31,10 @@ class Warn(Enum):
     """The warning codes, by what they are about."""
 
     # the page as a whole
-    charset_guessed = Meaning("the page declares no charset, or one that is no known encoding, and is not UTF-8: "
-                              "its bytes were read as windows-1252")
+    charset_guessed = Meaning("the page declares no charset and is not UTF-8: read as windows-1252 (ISO-2022-JP when "
+                              "it holds its escapes)")
+    charset_unsupported = Meaning("the page declares a charset that is no encoding of web pages (utf-7, idna, ...): "
+                                  "ignored")
     charset_mismatch = Meaning("the page's bytes are not in the charset it declares: they were read as another")
     invalid_bytes = Meaning("some bytes are not in the page's encoding: each was read as U+FFFD")
     truncated = Meaning("the page stops before its end; what was saved was read")

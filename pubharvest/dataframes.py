@@ -26,6 +26,7 @@ from pubharvest.parsers.records import PageResult
 from .errors import BadRecords, MissingDependency
 from .merge import MergeResult
 from .output import TEMP_MARK
+from .recordfiles import record_of
 from .tables import MERGED_TABLES, PAGE_TABLES, TABLES, Column, Result, columns_of
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ def frames(results: Any) -> dict[str, pd.DataFrame]:
 
     ``results``: a ``PageResult`` or a ``MergeResult``, an iterable of them (what ``parse`` gives,
     records decoded from JSON or JSON Lines, a WARC's, ``Store.profiles()``), ``(name, result)``
-    pairs (what ``merge`` takes), their JSON as dicts, or a ``pubharvest.store.Store``.
+    pairs (what ``merge`` takes), their JSON as dicts, or a ``pubharvest.store.Store``. A page result
+    given as its JSON is checked by the rule ``merge`` reads record files by (``recordfiles.record_of``):
+    one that is not as the schema states is ``BadRecords`` naming the record and the field.
     """
     _pandas()  # before reading anything: the one-line install hint, not an error half-way
     items = results_of(results)
@@ -90,13 +93,13 @@ def results_of(results: Any) -> list[Result]:
     except TypeError:
         raise BadRecords(f"frames() takes page results or merges, not {type(results).__name__}") from None
     found: list[Result] = []
-    for item in items:
+    for index, item in enumerate(items):
         if isinstance(item, tuple) and len(item) == 2:  # (input name, result), as merge takes them
             item = item[1]
         if isinstance(item, Store):
             found += item.profiles()
         elif isinstance(item, dict):
-            found.append(_decoded(item))
+            found.append(_decoded(item, f"record {index + 1}"))
         elif isinstance(item, (PageResult, MergeResult)):
             found.append(item)
         else:
@@ -104,13 +107,14 @@ def results_of(results: Any) -> list[Result]:
     return found
 
 
-def _decoded(item: dict[str, Any]) -> Result:
-    """A page result or merge from its JSON (as ``json.loads`` gives it)."""
-    kind: type[Result] = MergeResult if {"profiles", "papers"} <= item.keys() else PageResult
+def _decoded(item: dict[str, Any], where: str) -> Result:
+    """A page result or merge from its JSON (as ``json.loads`` gives it); ``where`` names it in an error."""
+    if not {"profiles", "papers"} <= item.keys():
+        return record_of(item, where)
     try:
-        return msgspec.convert(item, type=kind)
+        return msgspec.convert(item, type=MergeResult)
     except msgspec.ValidationError as error:
-        raise BadRecords(f"not a valid {kind.__name__}: {error}") from None
+        raise BadRecords(f"{where}: not a valid MergeResult: {error}") from None
 
 
 def _pandas() -> ModuleType:

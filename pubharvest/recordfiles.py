@@ -3,8 +3,11 @@ checked against the record schema, its types and what it states beyond them (``m
 ``maximum``, ``pattern``: counts, years, dates, DOIs, ORCID iDs).
 
 A file that claims to be records (its objects have ``site`` and ``page``) and is not valid is
-refused whole with one line naming the record (or line) and the field; JSON nested deeper than a
-reader follows is ``too_deep``. Lone UTF-16 surrogates (an escaped ``\\ud800``, which a browser's
+refused whole with one line naming the record (or line) and the field: a wrong type, a value out of
+the schema's bounds, a day not on the calendar, a warning code not in the catalogue, a key given
+twice in one object (JSON leaves which one counts to the reader), a whole number of any length;
+JSON nested deeper than a reader follows is ``too_deep``. ``record_of`` is the same rule for one
+record given as a dict (``pubharvest.frames``). Lone UTF-16 surrogates (an escaped ``\\ud800``, which a browser's
 ``JSON.stringify`` writes for half a character and no UTF-8 text can hold) are read as U+FFFD with
 a ``lone_surrogate`` warning. A BOM is dropped, UTF-16 and UTF-32 (with a BOM) read as UTF-8.
 
@@ -20,18 +23,21 @@ True
 from __future__ import annotations
 
 import codecs
+import datetime
 import functools
+import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from pubharvest.errors import BadRecords, TooDeep, Unrecognised
-from pubharvest.parsers.records import PageResult
-from pubharvest.parsers.warning_codes import Warn
+from pubharvest.parsers.records import DATE_PATTERN, MAX_COUNT, YEARS, PageResult
+from pubharvest.parsers.text import paused_gc
+from pubharvest.parsers.warning_codes import Warn, codes
 
-__all__ = ["page_results", "as_utf8"]
+__all__ = ["page_results", "record_of", "checked", "as_utf8"]
 
 # Longest first: the UTF-32 LE BOM starts with the UTF-16 LE one.
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, ""),
@@ -44,6 +50,7 @@ _CLAIMS_RECORDS = (re.compile(rb'"site"\s*:'), re.compile(rb'"page"\s*:'))
 _CLAIM_SPAN = 1 << 16  # where a file that is not JSON must show ``site`` and ``page`` to be taken for records
 _BYTE_AT = re.compile(r"\(byte (\d+)\)$")
 _MAX_SHOWN = 60  # characters of a refused value quoted in its line
+T = TypeVar("T")
 # A check of one value at a path: the one line of what is wrong with it, or None.
 Check = Callable[[Any, str], "str | None"]
 
@@ -67,11 +74,79 @@ def page_results(data: bytes) -> list[PageResult] | None:
             return None
         results, lines = explained
     for index, result in enumerate(results):
-        if why := _result_check()(result, ""):
-            raise BadRecords(f"{_where(index, lines, text)}, {why.lstrip('.')}")
+        if why := _invalid(result):  # where it is, only then: counting lines for every record is quadratic
+            raise BadRecords(f"{_where(index, lines, text)}, {why}")
+    _refuse_duplicate_keys(text, lines)
     if repaired:
         _warn_repaired(results)
     return results
+
+
+def checked(result: PageResult, where: str) -> PageResult:
+    """``result`` itself when it is as the schema states beyond its types (bounds, shapes, calendar days,
+    warning codes); else ``BadRecords`` naming ``where`` (``record 3``) and the field."""
+    if why := _invalid(result):
+        raise BadRecords(f"{where}, {why}")
+    return result
+
+
+def _invalid(result: PageResult) -> str | None:
+    """``field: what is wrong with it`` for the first field of ``result`` not as the schema states, or None."""
+    why = _result_check()(result, "")
+    return why.lstrip(".") if why else None
+
+
+def record_of(value: Any, where: str) -> PageResult:
+    """The page result ``value`` (its JSON as dicts, as ``json.loads`` gives it) stands for, by the rule
+    record files are read by: its types, then ``checked``; a lone surrogate in a string read as U+FFFD
+    with a ``lone_surrogate`` warning. ``BadRecords`` naming ``where`` and the field otherwise.
+
+    >>> record_of({"site": "msr", "page": "rows", "publications": [{"year": 1066}]}, "record 2")
+    Traceback (most recent call last):
+    pubharvest.errors.BadRecords: bad_records: record 2, publications[0].year: 1066 is below the schema's minimum, 1500
+    """
+    value, repaired = _value_without_lone_surrogates(value)
+    try:
+        result = msgspec.convert(value, PageResult)
+    except msgspec.ValidationError as error:
+        raise BadRecords(f"{where}{_field_error(error)}") from None
+    checked(result, where)
+    if repaired:
+        _warn_repaired([result])
+    return result
+
+
+def _value_without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, and how many strings held one;
+    ``value`` itself when msgspec encodes it as UTF-8, which it refuses to for a lone surrogate (one pass in C)."""
+    try:
+        msgspec.json.encode(value)
+    except Exception:  # a surrogate; else what the conversion names (a number past 64 bits, no JSON value)
+        return _walked_without_lone_surrogates(value)
+    return value, 0
+
+
+def _walked_without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    if isinstance(value, str):
+        # through UTF-16, which pairs a high and a low surrogate into one character and reads each lone one as U+FFFD
+        fixed = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace") if _has_surrogate(value) \
+            else value
+        return fixed, int(fixed is not value)
+    if isinstance(value, dict):
+        pairs = [(_walked_without_lone_surrogates(k), _walked_without_lone_surrogates(v)) for k, v in value.items()]
+        return {k: v for (k, _), (v, _) in pairs}, sum(a + b for (_, a), (_, b) in pairs)
+    if isinstance(value, list):
+        items = [_walked_without_lone_surrogates(item) for item in value]
+        return [item for item, _ in items], sum(count for _, count in items)
+    return value, 0
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def as_utf8(data: bytes) -> bytes:
@@ -142,6 +217,9 @@ def _explained(text: bytes) -> tuple[list[PageResult], bool] | None:
         return None
     results: list[PageResult] = []
     for index, value in enumerate(values):
+        if (huge := _first_path(value, _HugeNumber)) is not None:
+            raise BadRecords(f"{_where(index, lines, text)}, {huge[0].lstrip('.')}: a whole number of "
+                             f"{huge[1].digits:,} digits, past the schema's maximum, {MAX_COUNT}")
         try:
             results.append(msgspec.convert(value, PageResult))
         except msgspec.ValidationError as error:
@@ -168,6 +246,51 @@ def _untyped(text: bytes, where: str) -> Any:
         return msgspec.json.decode(text)
     except RecursionError:
         raise TooDeep(f"{where}: JSON nested deeper than records go") from None
+    except msgspec.DecodeError as error:
+        if not str(error).startswith("Integer value out of range"):
+            raise
+    return _with_huge_numbers(text, where)  # a whole number past what msgspec reads: still JSON
+
+
+class _HugeNumber(int):
+    """A whole number of more digits than msgspec reads, kept as its digit count (0 stands in for it)."""
+
+    digits: int
+
+
+def _huge_number(digits: str) -> int:
+    if len(digits.lstrip("-")) <= 20:
+        return int(digits)
+    number = _HugeNumber(0)
+    number.digits = len(digits.lstrip("-"))
+    return number
+
+
+def _with_huge_numbers(text: bytes, where: str) -> Any:
+    """``text`` read by Python's JSON reader, each whole number past 20 digits a ``_HugeNumber``; NaN and Infinity,
+    which are no JSON, are a ``msgspec.DecodeError``."""
+    def no_constant(name: str) -> None:
+        raise msgspec.DecodeError(f"{name} is no JSON value")
+
+    try:
+        with paused_gc():
+            return json.loads(text, parse_int=_huge_number, parse_constant=no_constant)
+    except RecursionError:
+        raise TooDeep(f"{where}: JSON nested deeper than records go") from None
+    except ValueError as error:  # json.JSONDecodeError, invalid UTF-8
+        raise msgspec.DecodeError(str(error)) from None
+
+
+def _first_path(value: Any, kind: type[T], path: str = "") -> tuple[str, T] | None:
+    """The path (``.profile.metrics.citations``, ``[2]``) of the first ``kind`` in a JSON tree, and it; or None."""
+    if isinstance(value, kind):
+        return path, value
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in children:
+        found = _first_path(item, kind, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
+        if found is not None:
+            return found
+    return None
 
 
 def _line_values(text: bytes, error: msgspec.DecodeError) -> tuple[list[Any], bool] | None:
@@ -183,7 +306,7 @@ def _line_values(text: bytes, error: msgspec.DecodeError) -> tuple[list[Any], bo
                 break
             if not any(map(_is_record, values)):
                 return None
-            raise BadRecords(f"line {number}: not JSON: {_decode_reason(line_error, line)}") from None
+            raise BadRecords(f"line {number}: not JSON: {_decode_reason(line_error, line, one_line=True)}") from None
     else:
         if values:
             return values, True
@@ -192,21 +315,30 @@ def _line_values(text: bytes, error: msgspec.DecodeError) -> tuple[list[Any], bo
     return None
 
 
-def _decode_reason(error: msgspec.DecodeError, text: bytes) -> str:
-    """msgspec's reason, with the line and column of the byte it names.
+def _decode_reason(error: msgspec.DecodeError, text: bytes, one_line: bool = False) -> str:
+    """msgspec's reason, with the line and column of the byte it names (the column alone in ``one_line``, a
+    line of JSON Lines); bytes that are not UTF-8 located too.
 
     >>> _decode_reason(msgspec.DecodeError("JSON is malformed: invalid character (byte 5)"), b'[1,\\n x]')
     'invalid character at line 2, column 2'
+    >>> _decode_reason(msgspec.DecodeError("Invalid UTF-8 encoded string"), b'["a\\xff"]', one_line=True)
+    'a byte that is not UTF-8 at column 4'
     """
     reason = str(error).removeprefix("JSON is malformed: ")
     if reason == "Input data was truncated":
         return "the file stops inside a value (cut short)"
+    offset = None
     if match := _BYTE_AT.search(reason):
-        offset = int(match[1])
-        line = text.count(b"\n", 0, offset) + 1
-        column = offset - (text.rfind(b"\n", 0, offset) + 1) + 1
-        return f"{reason[:match.start()].rstrip()} at line {line}, column {column}"
-    return reason
+        offset, reason = int(match[1]), reason[:match.start()].rstrip()
+    elif "UTF-8" in reason:
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            offset, reason = exc.start, "a byte that is not UTF-8"
+    if offset is None:
+        return reason
+    line, column = text.count(b"\n", 0, offset) + 1, offset - (text.rfind(b"\n", 0, offset) + 1) + 1
+    return f"{reason} at column {column}" if one_line else f"{reason} at line {line}, column {column}"
 
 
 def _where(index: int, lines: bool, text: bytes) -> str:
@@ -229,16 +361,27 @@ def _field_error(error: msgspec.ValidationError) -> str:
     ', publications[0].year: expected int | null, got str'
     """
     reason, _, path = str(error).partition(" - at `$")
-    reason = reason.replace("`", "")
+    reason = _shortened(reason.replace("`", ""))
     reason = reason[:1].lower() + reason[1:]
-    field = path.rstrip("`").lstrip(".")
+    field = _shortened(path.rstrip("`").lstrip("."))
     return f", {field}: {reason}" if field else f": {reason}"
+
+
+def _shortened(text: str) -> str:
+    """``text`` with each run of more than ``_MAX_SHOWN`` characters without a blank cut there (a field name of a
+    megabyte would make a line of a megabyte).
+
+    >>> _shortened("object contains unknown field " + "x" * 100)[-8:]
+    'xxxxxxx…'
+    """
+    return re.sub(rf"\S{{{_MAX_SHOWN + 1},}}", lambda run: run[0][:_MAX_SHOWN] + "…", text)
 
 
 @functools.cache
 def _result_check() -> Check:
     """The check of a ``PageResult`` against what the schema states beyond types, built once from the model."""
-    return _check_of(msgspec.inspect.type_info(PageResult)) or _nothing_wrong
+    fields = _check_of(msgspec.inspect.type_info(PageResult)) or _nothing_wrong
+    return lambda value, path: fields(value, path) or _warning_codes_check(value, path)
 
 
 def _nothing_wrong(value: Any, path: str) -> str | None:
@@ -306,15 +449,119 @@ def _bounds_check(bounds: dict[str, Any], inner: Check | None) -> Check:
     def check(value: Any, path: str) -> str | None:
         if isinstance(value, int) and not isinstance(value, bool):
             if low is not None and value < low:
-                return f"{path}: {value} is below the schema's minimum, {low}"
+                return f"{path}: {_number(value)} is below the schema's minimum, {low}"
             if high is not None and value > high:
-                return f"{path}: {value} is above the schema's maximum, {high}"
-        elif isinstance(value, str) and shape is not None and not shape.search(value):
+                return f"{path}: {_number(value)} is above the schema's maximum, {high}"
+        elif isinstance(value, str) and shape is not None:
             shown = value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "…"
-            return f"{path}: {shown!r} is not of the shape the schema states ({pattern})"
+            if not shape.search(value):
+                return f"{path}: {shown!r} is not of the shape the schema states ({pattern})"
+            if pattern == DATE_PATTERN and (why := _date_error(value)):
+                return f"{path}: {shown!r} {why}"
         return inner(value, path) if inner else None
 
     return check
+
+
+def _number(value: int) -> str:
+    """``value`` as a line shows it: its digits, or how many there are past 40 (Python refuses to write a
+    number of more than 4,300 digits, and a line should not hold one).
+
+    >>> _number(-5), _number(10**45), _number(-10**20000)
+    ('-5', 'a whole number of 46 digits', 'a negative whole number of about 20,001 digits')
+    """
+    if abs(value).bit_length() <= 133:  # 2**133 has 41 digits
+        text = str(value)
+        if len(text.lstrip("-")) <= 40:
+            return text
+    bits = abs(value).bit_length()
+    digits = f"{len(str(abs(value))):,}" if bits < 14_000 else f"about {int(bits * 0.30103) + 1:,}"
+    return f"a {'negative ' * (value < 0)}whole number of {digits} digits"
+
+
+def _date_error(date: str) -> str | None:
+    """What is wrong with an ISO date of the schema's shape: a day not on the calendar, a year out of ``YEARS``.
+
+    >>> _date_error("2023-02-29"), _date_error("2024-02-29"), _date_error("1066")
+    ('is no day of the calendar', None, 'is before 1500, the first year of the schema')
+    """
+    if int(date[:4]) not in YEARS:
+        first, last = YEARS.start, YEARS.stop - 1
+        return (f"is before {first}, the first year of the schema" if int(date[:4]) < first
+                else f"is after {last}, the last year of the schema")
+    if len(date) == 10:
+        try:
+            datetime.date.fromisoformat(date)
+        except ValueError:
+            return "is no day of the calendar"
+    return None
+
+
+def _warning_codes_check(value: Any, path: str) -> str | None:
+    """A warning whose code is not in the catalogue (the schema's ``enum``)."""
+    known = _known_codes()
+    return next((f"warnings[{index}].code: {_shortened(repr(w.code))} is no warning code of the schema"
+                 for index, w in enumerate(value.warnings) if w.code not in known), None)
+
+
+@functools.cache
+def _known_codes() -> frozenset[str]:
+    return frozenset(codes())
+
+
+def _refuse_duplicate_keys(text: bytes, lines: bool) -> None:
+    """``BadRecords`` when an object of ``text`` (a JSON document, or JSON Lines) gives a key twice: JSON leaves
+    which one counts to the reader, so the file says two things. One pass of Python's JSON reader, building
+    nothing (a hook that keeps no object), about a third of the time the records took to read."""
+    documents = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()] if lines else [(0, text)]
+    for number, document in documents:
+        try:
+            with paused_gc():
+                json.loads(document, object_pairs_hook=_no_duplicates)
+        except _DuplicateKey:
+            raise BadRecords(_duplicate_where(document, f"line {number}" if lines else "")) from None
+        except (ValueError, RecursionError):  # msgspec read it as JSON: its reading stands
+            return
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
+        raise _DuplicateKey
+
+
+class _Twice:
+    """What an object giving ``key`` twice is read as, when finding where it is."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _marked_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Twice:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            return _Twice(key)
+        seen[key] = value
+    return seen
+
+
+def _duplicate_where(document: bytes, line: str) -> str:
+    """``record N, path: the key K is given twice in one object`` for the first such object of ``document``
+    (``line N, ...`` for a line of JSON Lines)."""
+    value = json.loads(document, object_pairs_hook=_marked_duplicates)
+    records = list(enumerate(value if isinstance(value, list) and not line else [value]))
+    for index, record in records:
+        found = _first_path(record, _Twice)
+        if found is not None:
+            where = line or f"record {index + 1}"
+            path, twice = found
+            return f"{where}{', ' + path.lstrip('.') if path else ''}: the key {_shortened(repr(twice.key))} is " \
+                   "given twice in one object"
+    return f"{line or 'the file'}: a key is given twice in one object"
 
 
 def _warn_repaired(results: list[PageResult]) -> None:

@@ -51,7 +51,8 @@ _Part = TypeVar("_Part")
 
 # Warnings about the publication list itself: shown above the papers' table, where they matter.
 LIST_WARNINGS = frozenset(code.name for code in (
-    Warn.partial, Warn.truncated, Warn.rows_unreadable, Warn.row_count, Warn.count_mismatch, Warn.duplicate_rows,
+    Warn.partial, Warn.truncated, Warn.rows_unreadable, Warn.column_unreadable, Warn.lines_swapped, Warn.row_count,
+    Warn.count_mismatch, Warn.duplicate_rows,
     Warn.shrunk, Warn.past_end, Warn.unsplit_row, Warn.title_looks_like_authors, Warn.title_may_hold_venue,
     Warn.post_without_title,
 ))

@@ -537,6 +537,7 @@ class ArchivedPage:
     url: str
     status: int
     body: bytes
+    content_type: str | None = None  # its Content-Type header, whose charset outranks the page's own
 
 
 @dataclass
@@ -562,6 +563,8 @@ class _Headers(Protocol):
 class _HttpHeaders(Protocol):
     def get_statuscode(self) -> str | None: ...
 
+    def get_header(self, name: str) -> str | None: ...
+
 
 class _Reader(Protocol):
     def read(self) -> bytes: ...
@@ -586,6 +589,7 @@ class _Entry:
     uri: str
     status: int | None  # a response's HTTP status; None for other records or one that is no number
     body: bytes
+    content_type: str | None = None  # a response's Content-Type header
 
 
 def _entries(data: bytes) -> list[_Entry]:
@@ -600,7 +604,8 @@ def _entries(data: bytes) -> list[_Entry]:
         entries.append(_Entry(record.rec_type, headers.get_header("WARC-Record-ID") or "",
                               headers.get_header("WARC-Target-URI") or "",
                               int(status) if status and status.isascii() and status.isdigit() else None,
-                              record.content_stream().read()))
+                              record.content_stream().read(),
+                              http.get_header("Content-Type") if http is not None else None))
     return entries
 
 
@@ -667,6 +672,7 @@ class _Index:
     def results(self) -> Iterator[tuple[str, object]]:
         from pubharvest.errors import ParseError, Truncated
         from pubharvest.parsers import parse
+        from pubharvest.parsers.page import header_charset
 
         for target in self.targets.values():
             name = f"{target.where}#{target.key}"
@@ -679,7 +685,7 @@ class _Index:
                 continue
             try:
                 pages = [self.page(i) for i in target.responses]
-                record = site.merge([parse(p.body, url=p.url) for p in pages])
+                record = site.merge([parse(p.body, url=p.url, charset=header_charset(p.content_type)) for p in pages])
                 yield name, stamped(record, target.run, target.fetched_at)
             except ParseError as error:
                 yield name, error
@@ -702,7 +708,7 @@ class _Index:
 def _page(entry: _Entry) -> ArchivedPage | None:
     if entry.kind != "response" or entry.status is None:
         return None
-    return ArchivedPage(entry.record_id, entry.uri, entry.status, entry.body)
+    return ArchivedPage(entry.record_id, entry.uri, entry.status, entry.body, entry.content_type)
 
 
 def stamped(result: PageResult, run: str, fetched_at: str | None) -> PageResult:
@@ -715,12 +721,13 @@ def stamped(result: PageResult, run: str, fetched_at: str | None) -> PageResult:
 def _foreign_results(path: Path) -> Iterator[tuple[str, object]]:
     """One record per successful page of another tool's archive (robots.txt aside)."""
     from pubharvest.parsers import ParseError, parse
+    from pubharvest.parsers.page import header_charset
 
     for _, entry in _records(path, _ignore):
         page = _page(entry)
         if page is not None and page.status == 200 and not page.url.endswith("/robots.txt"):
             try:
-                yield page.url, parse(page.body, url=page.url)
+                yield page.url, parse(page.body, url=page.url, charset=header_charset(page.content_type))
             except ParseError as error:
                 yield page.url, error
             except Exception as error:  # one page, whatever it does: its own line, the rest read

@@ -171,7 +171,7 @@ class ProfileSpider(scrapy.Spider):
                    todo: list[str] | None, claim: bytes | None) -> Request | Finished:
         site = sites.SITES[self.targets[target].site]
         try:  # a block page the gate did not know stops the host all the same
-            result = self.engine.parse_page(response.body, response.url)
+            result = self.engine.parse_page(response.body, response.url, response.headers.get("Content-Type"))
         except PubharvestError as error:
             if todo is not None and not isinstance(error, HostBlocked):  # a completing page: that part is missing
                 missing = to_json(sites.missing_part(site.name, redact_url(response.url), error))

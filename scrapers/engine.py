@@ -41,6 +41,7 @@ from pubharvest.errors import (
     Undecodable,
 )
 from pubharvest.parsers import parse
+from pubharvest.parsers.page import header_charset
 from pubharvest.parsers.records import PageResult, PageWarning, to_json
 from pubharvest.parsers.warning_codes import untrusted
 
@@ -185,11 +186,12 @@ class Engine:
     def stop_host(self, host: str, reason: str) -> None:
         stop_host(self.blocks, self.on_event, host, reason)
 
-    def parse_page(self, body: bytes, url: str) -> PageResult:
-        """The parsed page; a block page stops its host and raises ``HostBlocked``."""
+    def parse_page(self, body: bytes, url: str, content_type: str | bytes | None = None) -> PageResult:
+        """The parsed page (read in the charset its ``Content-Type`` header names, when it names one); a block
+        page stops its host and raises ``HostBlocked``."""
         url = redact_url(url)  # the record's URL is written to files: no credentials in it
         try:
-            result = parse(body, url=url)
+            result = parse(body, url=url, charset=header_charset(content_type))
         except Blocked as error:
             host = sites.host_of(url)
             self.stop_host(host, error.message)

@@ -66,6 +66,7 @@ class Response:
     body: bytes
     record_id: str | None
     location: str | None = None  # where a 3xx points (redirects are followed by the caller, host by host)
+    content_type: str | None = None  # its Content-Type header, whose charset outranks the page's own
 
 
 @dataclass
@@ -268,7 +269,8 @@ class Fetcher:
             raise _RetryLater(HttpError(f"HTTP {status} from {shown}", status), hold.seconds)
         if status >= 400:
             raise HttpError(f"HTTP {status} from {shown}", status)
-        return Response(str(response.url), status, body, record_id, location)
+        return Response(str(response.url), status, body, record_id, location,
+                        response.headers.get("content-type"))
 
     def block(self, host: str, reason: str) -> None:
         """Stop every further request to ``host``."""

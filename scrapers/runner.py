@@ -135,7 +135,7 @@ class Runner(Engine):
     def parse(self, response: Response) -> PageResult:
         started = time.perf_counter()
         try:
-            return self.parse_page(response.body, response.url)
+            return self.parse_page(response.body, response.url, response.content_type)
         finally:
             self.summary.parse_seconds += time.perf_counter() - started
 

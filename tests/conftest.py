@@ -1,9 +1,11 @@
-"""Shared test plumbing: where fixtures and the real-page corpus live, and the closing line that
-says how many tests ran on the corpus's real pages (or why none did)."""
+"""Shared test plumbing: where fixtures and the real-page corpus live, and the closing lines that
+say how many tests ran on the corpus's real pages (or why none did) and, when drift variants were
+checked, how many were tried and what each gave (``tests/helpers/drift.py``)."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,3 +106,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     ran = {report.nodeid for reports in terminalreporter.stats.values() for report in reports
            if getattr(report, "when", None) == "call" and "corpus" in getattr(report, "keywords", {})}
     terminalreporter.write_line(corpus_line(len(ran)))
+    helper = sys.modules.get("drift")  # tests/helpers/drift.py, when a test used it
+    line = helper.tally_line(helper.TALLY) if helper is not None else None
+    if line:
+        terminalreporter.write_line(line)

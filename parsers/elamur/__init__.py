@@ -33,6 +33,7 @@ from ._base import (
     page_url,
     without_comments,
 )
+from .kinds import sections_by_kind
 from .profile import read_profile
 from .publications import read_publications, split_title
 from .sections import read_sections
@@ -67,9 +68,10 @@ def parse(doc: Document) -> PageResult:
                         "the file was cut short")
     sections = read_sections(text, front.end() if front else start)
     result = PageResult(site=SITE.name, page="profile", url=url)
-    result.profile = read_profile(meta, url, sections, result)
+    kinds = sections_by_kind(sections, result)
+    result.profile = read_profile(meta, url, sections[0], kinds, result)
     result.profile.updated = updated
-    result.publications = read_publications(sections, result.profile, result)
+    result.publications = read_publications(kinds, result.profile, result)
     return result
 
 

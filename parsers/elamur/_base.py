@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..numbers import count_in
 from ..records import PageResult
 from ..site import SiteInfo
 from ..text import clean
@@ -21,10 +22,6 @@ SITE = SiteInfo(
 HTML_HOST = f"https://{SITE.hosts[0]}/"  # the pages' canonical URLs; the Markdown twins are on ``base_url``
 MARKDOWN_HOST = SITE.base_url + "/"
 
-# Section headings of an author page. In the one-line form a heading has no end, so only these
-# known strings tell where a heading stops and its text begins.
-SECTIONS = ("Affiliations", "Fields, topics and concepts", "Works by year", "Papers", "All works",
-            "Co-authors here", "Venues", "Cited by")
 # Kinds of Elamur pages by the first segment of their path, for sniff() and refusal messages.
 _PAGE_KINDS = {"papers": "publication", "topics": "topic", "shelves": "shelf", "companies": "company",
               "universities": "university", "paper-stars": "ranking"}
@@ -105,6 +102,7 @@ class Block:
     kind: str  # "heading", "paragraph" or "item"
     runs: list[Run]
     level: int = 0
+    ordered: bool = False  # an item of a numbered list
 
     @property
     def text(self) -> str:
@@ -133,6 +131,12 @@ class Section:
                 break
             lead.append(block.text)
         return " ".join(lead)
+
+    @property
+    def opening(self) -> str:
+        """The heading and the lead: in the one-line form an unknown heading runs on into its lead
+        (nothing tells where it stops), so a count the lead states may be in either."""
+        return clean(f"{self.title} {self.lead}")
 
 
 def joined(runs: list[Run]) -> str:
@@ -167,17 +171,25 @@ class Item(NamedTuple):
         return clean(" ".join(self.parts.groups()))
 
 
-def section_titled(sections: list[Section], title: str) -> Section | None:
-    return next((s for s in sections if s.title == title), None)
-
-
 def check_count(result: PageResult, what: str, stated: int | None, found: int) -> None:
     """Warn when a count the page states differs from the number of items it lists."""
     if stated is not None and stated != found:
         result.warn(Warn.count_mismatch, f"the page says {stated} {what} but lists {found}")
 
 
-def known_sections(sections: list[Section], result: PageResult) -> None:
-    for sec in sections[1:]:
-        if sec.title not in SECTIONS:
-            result.warn(Warn.unknown_section, f"section {sec.title[:60]!r} is not one pubharvest knows; skipped")
+def all_works_counts(sec: Section, result: PageResult | None) -> tuple[int | None, int | None]:
+    """The two counts the *All works* lead states, by its shape: the one number of each of its two
+    clauses (``3 works of theirs in our library, …; 2 with a page here, …``); warned on ``result``
+    when they cannot be read.
+
+    >>> all_works_counts(Section("Todas las obras", [Block("paragraph", [Run("1.606 obras suyas; 2 con página.")])]),
+    ...                  None)
+    (1606, 2)
+    """
+    clauses = [count_in(clause) for clause in sec.opening.split(";")]
+    if len(clauses) == 2 and None not in clauses:
+        return clauses[0], clauses[1]
+    if result is not None:
+        result.warn(Warn.profile_unreadable, f"the lead of section {sec.title[:40]!r} is not '<N> works …; <N> with "
+                                             f"a page …': {sec.lead[:80]!r}; the works in the library are unread")
+    return None, None

@@ -11,17 +11,17 @@ from itertools import chain
 from pubharvest.errors import LayoutChanged
 
 from ..listings import check_listings, distinct
-from ..numbers import read_count
+from ..numbers import count_in, read_count, read_year
 from ..records import PageResult, Profile, Publication, PublicationIds
 from ..text import clean, clean_or_none, find_arxiv_id, split_names
 from ..warning_codes import Warn
-from ._base import Block, Item, Run, Section, check_count, joined, links_of, section_titled
+from ._base import Block, Item, Run, Section, all_works_counts, check_count, joined, links_of
+from .kinds import PAPER_PAGE
 
 # Parts of a list item, read once per item.
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)(?! citation)")
 _CITATIONS = re.compile(r"([\d,]+) citations?")
 _YEAR_AND_CITATIONS = re.compile(r"\((\d{4}) · (\d[\d,]*) citations?\)")
-_PAPER_PATH = re.compile(r"/papers/([^/]+)/?\Z")
 _ARXIV_TAIL = re.compile(r"\s*\barXiv:(\S+)\Z")
 
 
@@ -29,7 +29,7 @@ def _has_link(block: Block | Item) -> bool:
     return isinstance(block, Item) or bool(links_of(block.runs))
 
 
-def read_publications(sections: list[Section], profile: Profile, result: PageResult) -> list[Publication]:
+def read_publications(kinds: dict[str, Section], profile: Profile, result: PageResult) -> list[Publication]:
     """The "Papers" and "All works" lists merged: one record per paper, in order of first mention.
 
     Invariants: every item of either list gives a paper (else ``listings_unreadable``, or
@@ -38,7 +38,7 @@ def read_publications(sections: list[Section], profile: Profile, result: PageRes
 
     *All works* is merged as it is read, so that a work absorbed into its *Papers* record is dropped at
     once (a big page holds each paper twice); the merge's warnings still come after the lists' own."""
-    papers_sec, all_sec = section_titled(sections, "Papers"), section_titled(sections, "All works")
+    papers_sec, all_sec = kinds.get("papers"), kinds.get("all_works")
     papers_read, works_read = _Tally(), _Tally()
     papers = list(_listed(papers_sec, _paper_item, papers_read))
     _check_tally(result, "'Papers'", papers_read, "a bold '[title](…/papers/…)' link")
@@ -49,11 +49,9 @@ def read_publications(sections: list[Section], profile: Profile, result: PageRes
     _check_tally(result, "'All works'", works_read, "a link to the paper's page or a bold '[title ↗](original)' link")
     stated_all = None
     if all_sec:
-        if m := re.match(r"([\d,]+) works? of theirs in our library", all_sec.lead):
-            stated_all = read_count(m.group(1))
-            check_count(result, "works in 'All works'", stated_all, works_read.found)
-        if m := re.search(r"; ([\d,]+) with a page here", all_sec.lead):
-            check_count(result, "works with a page", read_count(m.group(1)), works_read.with_page)
+        stated_all, with_page = all_works_counts(all_sec, None)  # unreadable: warned with the profile
+        check_count(result, "works in 'All works'", stated_all, works_read.found)
+        check_count(result, "works with a page", with_page, works_read.with_page)
     if papers_sec:
         check_count(result, "works in 'Papers'", profile.metrics.library_works, len(papers))
     if not papers and not works_read.found and (profile.metrics.library_works or stated_all):
@@ -111,16 +109,25 @@ def _first_em(runs: list[Run]) -> tuple[int, int] | None:
 
 
 def _year_and_citations(text: str) -> tuple[int | None, int | None]:
-    """``(2021 · 309 citations)`` -> ``(2021, 309)``."""
+    """``(2021 · 309 citations)`` -> ``(2021, 309)``: a year, then the one number after `` · `` (the
+    word after it may be in any language); other forms searched for a year and ``N citations``.
+
+    >>> _year_and_citations("(2021 · 1.309 citas)"), _year_and_citations("2021 · 9 citations")
+    ((2021, 1309), (2021, 9))
+    """
     if both := _YEAR_AND_CITATIONS.fullmatch(text):  # the usual form: what the two searches would find
         return int(both[1]), read_count(both[2])
-    year = _YEAR.search(text)
+    first, dot, rest = text.strip().strip("()").partition(" · ")
+    year, count = read_year(first), count_in(rest)
+    if dot and year is not None and count is not None:
+        return year, count
+    found = _YEAR.search(text)
     cites = _CITATIONS.search(text)
-    return (int(year.group(1)) if year else None, read_count(cites.group(1)) if cites else None)
+    return (int(found.group(1)) if found else None, read_count(cites.group(1)) if cites else None)
 
 
 def _paper_slug(href: str | None) -> str | None:
-    match = _PAPER_PATH.search(href or "")
+    match = PAPER_PAGE.search(href or "")
     return match.group(1) if match else None
 
 

@@ -12,14 +12,21 @@ if TYPE_CHECKING:
 
 
 from ..text import clean
-from ._base import SECTIONS, Block, Item, Run, Section
+from ._base import Block, Item, Run, Section
+from .kinds import ENGLISH_TITLES
 
-# Shapes that start a block in the one-line form: the known section headings and decade headings, the title
+# Shapes that start a block in the one-line form: the English section headings and decade headings, the title
 # heading (found by the intro line or the breadcrumb that repeats the name), and list items.
 _KNOWN_HEADING = re.compile(
-    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, SECTIONS))
+    r"(?m)[ \t]*(?<!\S)(?P<marks>#{2,3}) (?P<title>" + "|".join(map(re.escape, ENGLISH_TITLES))
     + r"|\d{4}s)(?=[ \t]|$)[ \t]*")
 _OTHER_HEADING = re.compile(r"(?m)[ \t]+(?=#{2,6} \S)")
+# A heading of another wording has no known end in the one-line form: it ends at the latest before its
+# first link (no heading of an author page holds one), so the links stay in the section's blocks.
+_HEADING_TO_LINK = re.compile(r"(?m)^(#{2,6} [^\n\[]*?)[ \t]*(?=\[)")
+# A stretch from a level-2 heading to the next heading that holds no link: the only one of an author
+# page whose bullets are plain text is the venue list (a summary may hold " - ", but its list has links).
+_LINKLESS_SECTION = re.compile(r"(?ms)^## (?:(?!\]\().)*?(?=^#|\Z)")
 _TITLE_BY_INTRO = re.compile(r"(?m)(?:^|[ \t]+)# (?P<name>[^#\n]+?)[ \t]+(?=(?P=name) has )")
 _TITLE_BY_CRUMB = re.compile(r"(?m)(?<= / )(?P<name>[^/#\n]+?)[ \t]+# (?P=name)[ \t]+")
 _NUMBERED_ITEM = re.compile(r"(?m)[ \t]+(?=\d+[.)] (?:\*\*)?\[)")  # CommonMark: "1." or "1)"; a link first
@@ -52,10 +59,11 @@ def _with_newlines(body: str, head: bool = True) -> str:
             text = _TITLE_BY_CRUMB.sub(lambda m: f"{m['name']}\n\n# {m['name']}\n\n", text, count=1)
     text = _KNOWN_HEADING.sub(lambda m: f"\n\n{m['marks']} {m['title']}\n\n", text)
     text = _OTHER_HEADING.sub("\n\n", text)  # an unknown heading: its start is known, its end is not
+    text = _HEADING_TO_LINK.sub("\\1\n\n", text)
     text = _NUMBERED_ITEM.sub("\n\n", text)
     text = _LINK_ITEM.sub("\n", text)
-    # Venue bullets are plain text: split them only inside the Venues section.
-    text = re.sub(r"(?ms)^## Venues$.*?(?=^#|\Z)", lambda m: _PLAIN_ITEM.sub("\n", m.group()), text)
+    # Venue bullets are plain text: split them only inside a section without links.
+    text = _LINKLESS_SECTION.sub(lambda m: _PLAIN_ITEM.sub("\n", m.group()), text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
@@ -64,8 +72,13 @@ def _markdown_sections(body: str) -> list[Section]:
     sections = [Section("")]
     level = 0
     in_item = 0
+    lists: list[bool] = []  # whether each open list is numbered
     for token in _markdown().parse(body):
-        if token.type == "list_item_open":
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            lists.append(token.type == "ordered_list_open")
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif token.type == "list_item_open":
             in_item += 1
         elif token.type == "list_item_close":
             in_item -= 1
@@ -78,7 +91,8 @@ def _markdown_sections(body: str) -> list[Section]:
             elif level:
                 sections[-1].blocks.append(Block("heading", runs, level))
             else:
-                sections[-1].blocks.append(Block("item" if in_item else "paragraph", runs))
+                sections[-1].blocks.append(Block("item", runs, ordered=lists[-1]) if in_item
+                                           else Block("paragraph", runs))
             level = 0
     return sections
 
@@ -124,23 +138,22 @@ _TO_EM = rf"(?!\*){_TEXT}(?:\n[ ]*+)?(?=\*[^\s*])"  # text before an italic stre
 # URLs that markdown-it's link normalisation leaves as they are.
 _URL = r"https?://[a-z0-9.-]++(?:/[A-Za-z0-9\-._~/?=+,;:@!$']*+)?"
 _SHAPES = {
-    "Papers": {"paper": re.compile(
+    "papers": {"paper": re.compile(
         rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}++)\]\((?P<href>{_URL})\)\*\*(?=[ \n])[ ]*+(?:\n[ ]*+)?"
         rf"\*(?P<em>{_PLAIN}++)\*(?P<rest>{_TEXT})\s*+")},
-    "All works": {"work": re.compile(
+    "all_works": {"work": re.compile(
         rf"\d{{1,9}}[.)] \[\*\*(?P<bold>(?!\*){_TEXT})\*\*(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\]"
         rf"\((?P<href>{_URL})\)\s*+"),
         "unpaged": re.compile(
         rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT})\*\*"
         rf"(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\s*+")},
-    "Co-authors here": {"person": re.compile(
+    "coauthors": {"person": re.compile(
         rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*+)\s*+")},
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
 _ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")
 # Lines that open a block that may run on past the stretch being read: a fence, a quote, HTML.
 _OPEN_BLOCK = re.compile(r"(?m)^[ \t]*(?:```|~~~|<|>)")
-_LIST_HEADING = re.compile(r"## (?P<title>" + "|".join(map(re.escape, _SHAPES)) + r")(?=[ \t\n]|\Z)")
 
 
 def read_sections(text: str, start: int) -> list[Section]:
@@ -152,17 +165,28 @@ def read_sections(text: str, start: int) -> list[Section]:
         return _markdown_sections(_with_newlines(text[start:]))
     sections = _markdown_sections(head)
     for at, end in zip(bounds, [*bounds[1:], len(text)], strict=True):
-        heading = _LIST_HEADING.match(text, at)
-        if heading is None:
-            if not _add_slow(sections, text, at, end):
-                break
-            continue
         item = _ITEM_START.search(text, at, end)
         first = item.start() + 1 if item else end
-        if not (_add_slow(sections, text, at, first) and _scan_items(text, first, end, _SHAPES[heading["title"]],
-                                                                     sections)):
+        if not _add_slow(sections, text, at, first):
+            break
+        shapes = _shapes_of(text, first, end, sections[-1])
+        if shapes is None:
+            if not _add_slow(sections, text, first, end):
+                break
+        elif not _scan_items(text, first, end, shapes, sections):
             break
     return sections
+
+
+def _shapes_of(text: str, first: int, end: int, section: Section) -> dict[str, re.Pattern[str]] | None:
+    """The shapes of the long list whose first item starts at ``first`` (the first shape it fits), or
+    None (no item, or one of no known shape: markdown-it reads that list)."""
+    if first >= end:
+        return None
+    if not _starts_item(text, first, section):
+        return None
+    stop = _next_item(text, first, end)
+    return next((shapes for shapes in _SHAPES.values() if _fitting(text, first, stop, shapes)), None)
 
 
 def _level2_headings(text: str, start: int) -> list[int]:
@@ -225,8 +249,11 @@ def _item_ending_at(text: str, bracket: int, lo: int) -> int:
 
 def _scanned(text: str, pos: int, stop: int, shapes: dict[str, re.Pattern[str]], section: Section) -> Item | None:
     """The item at ``pos`` read by one of ``shapes``, or None when none fits exactly."""
-    if not _starts_item(text, pos, section):
-        return None
+    return _fitting(text, pos, stop, shapes) if _starts_item(text, pos, section) else None
+
+
+def _fitting(text: str, pos: int, stop: int, shapes: dict[str, re.Pattern[str]]) -> Item | None:
+    """The item from ``pos`` to ``stop`` read by the first of ``shapes`` it fits exactly, or None."""
     for shape, pattern in shapes.items():
         match = pattern.fullmatch(text, pos, stop)
         if match and _emphasis_holds(text, match, stop):

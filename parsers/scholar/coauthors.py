@@ -24,6 +24,7 @@ from ._base import (
     element_text,
     email_domain_of,
     first_of,
+    linked_user_ids,
     refuse_cut_page,
     text_of,
     user_id,
@@ -68,6 +69,9 @@ def parse_coauthors(doc: Document) -> PageResult:
                             "(div.gsc_1usr / div.gsc_ucoar with h3.gsc_1usr_name / h3.gs_ai_name)")
     result = PageResult(site=SITE.name, page="coauthors", url=doc.url)
     owner = _coauthors_owner(parts, doc.url)
+    if not coauthors and linked_user_ids(doc) - {owner.ids.scholar}:  # the cards' markup lost, the links kept
+        raise LayoutChanged("a Scholar co-author list that links other profiles but holds no co-author card "
+                            "(div.gsc_1usr / div.gsc_ucoar)")
     owner.coauthors = coauthors
     result.profile = owner
     if len(coauthors) < len(cards) or len(linked - {owner.ids.scholar}) > len(coauthors):
@@ -79,6 +83,13 @@ def parse_coauthors(doc: Document) -> PageResult:
                                                "text that no part pubharvest knows reads (a renamed class?)")
     if "gsc_ccl" in parts and not owner.name:
         result.warn(Warn.coauthors_unreadable, "no link naming the profile (#gsc_lnv_ui): the owner's name is null")
+    if not owner.ids.scholar:
+        result.warn(Warn.coauthors_unreadable, "no link naming the profile (#gsc_lnv_ui) gives its id (user=), nor "
+                                               "does the page's URL: the owner's id is null")
+    unlinked = [number for number, coauthor in enumerate(coauthors, 1) if not coauthor.ids.scholar]
+    if unlinked:
+        result.warn(Warn.coauthors_unreadable, f"{row_numbers(unlinked).replace('row', 'co-author')} of "
+                                               f"{len(coauthors)}: the name links no profile (user=): the id is null")
     return result
 
 

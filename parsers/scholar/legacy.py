@@ -31,7 +31,7 @@ from ._base import (
     text_of,
     user_id,
 )
-from .rows import fill_authors_and_venue, origin_of, row_numbers
+from .rows import fill_authors_and_venue, origin_of, unread_links, warn_unread_fields
 
 _LEGACY_IDS = ("cit-name-display", "cit-affiliation-display", "cit-int-read", "cit-domain-display",
                "cit-homepage-read", "stats")
@@ -110,11 +110,17 @@ def _legacy_metrics(table: Element, cells: Cells) -> Metrics:
 def _legacy_coauthors(root: Element, own: str | None, origin: str) -> list[Coauthor]:
     """The co-author links of the left column (``a.cit-dark-link`` to a profile, with a ``title``)."""
     found: list[Coauthor] = []
-    for a in root.iter("a"):
+    for a in _coauthor_links(root, own):
         href, user = a.get("href") or "", user_id(a.get("href"))
-        if a.get("title") and user and user != own and "cit-dark-link" in class_names(a) and "view_op" not in href:
+        if user:
             found.append(Coauthor(name=clean(a.get("title")), ids=Ids(scholar=user), url=absolute_url(href, origin)))
     return found
+
+
+def _coauthor_links(root: Element, own: str | None) -> list[Element]:
+    """The left column's links that name another person (``a.cit-dark-link[title]``, not a ``view_op`` link)."""
+    return [a for a in root.iter("a") if a.get("title") and "cit-dark-link" in class_names(a)
+            and "view_op" not in (a.get("href") or "") and (own is None or user_id(a.get("href")) != own)]
 
 
 def _legacy_publication(row: Element, origin: str, cells: Cells, number: int) -> Publication:
@@ -157,13 +163,16 @@ def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Ele
     if profile.metrics.citations is None:
         missing.append("the six counts of the citations table (table#stats td.cit-data)")
     linked = linked_user_ids(doc) - {profile.ids.scholar}
-    if linked - {c.ids.scholar for c in profile.coauthors}:
-        missing.append(f"co-authors (a.cit-dark-link[title]): the page links {len(linked)} other profiles, "
-                       f"{len(profile.coauthors)} were read")
+    shown = _coauthor_links(doc.selector.root, profile.ids.scholar)
+    if linked - {c.ids.scholar for c in profile.coauthors} or len(shown) > len(profile.coauthors):
+        missing.append(f"co-authors (a.cit-dark-link[title]): the page links {max(len(linked), len(shown))} other "
+                       f"profiles, {len(profile.coauthors)} were read")
+    if not profile.ids.scholar:
+        missing.append("the profile's id (user= in the canonical link)")
     if missing:
         result.warn(Warn.profile_unreadable, "could not read " + "; ".join(missing))
     unread: dict[str, list[int]] = {}
-    for number, row in enumerate(rows, 1):
+    for number, (row, pub) in enumerate(zip(rows, result.publications, strict=True), 1):
         cells = {cell.get("id") for cell in row}
         for key, what in _LEGACY_CELLS.items():
             if key not in cells:
@@ -172,8 +181,9 @@ def _check_legacy_parts(doc: Document, found: dict[str, Element], rows: list[Ele
         # (a row may lack the venue line: row 14 of the vspCNtYAAAAJ page has authors only)
         if title is not None and not any("cit-gray" in class_names(span) for span in title.iter("span")):
             unread.setdefault("authors line (span.cit-gray)", []).append(number)
-    for what, numbers in unread.items():
-        result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {len(rows)}: no {what}; that field is null")
+        for what in unread_links(pub, linked=pub.title is not None):
+            unread.setdefault(what, []).append(number)
+    warn_unread_fields(unread, result.publications, result)
 
 
 def _check_legacy_rows(root: Element, rows: list[Element], result: PageResult) -> None:

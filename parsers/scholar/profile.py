@@ -63,6 +63,7 @@ def parse_profile(doc: Document) -> PageResult:
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
     _check_row_range(_row_range(parts.get("gsc_a_nn")), rows.rows, len(rows.publications), result)
+    _refuse_unread_table(parts.get("gsc_a_b"), rows.rows)
     result.publications = rows.finish(result)
     warn_if_past_end(rows.rows, len(rows.publications), result, doc.url)
     _check_profile_parts(parts, doc, result.profile, result)
@@ -312,8 +313,12 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         missing.append("the photo (#gsc_prf_pu img)")
     if not profile.name:
         missing.append("the name (#gsc_prf_in is empty)")
+    if not profile.ids.scholar:
+        missing.append("the profile's id (user= in the canonical link, or citation_for_view= in the rows' links)")
     if "gsc_prf_i" in parts and _headline_affiliation(parts["gsc_prf_i"]) is None:
         missing.append("the affiliation line (#gsc_prf_i div.gsc_prf_il)")
+    if not profile.ids.scholar_org and doc.contains("view_op=view_org"):
+        missing.append("the organisation's id (org= in the affiliation's view_op=view_org link)")
     if "gsc_rsb_st" in parts and profile.metrics.citations is None:
         missing.append("the six counts of the citations table (#gsc_rsb_st td.gsc_rsb_std)")
     missing += _unread_histogram(parts, profile)
@@ -360,6 +365,15 @@ def _linked_profiles(doc: Document, own: str | None) -> set[str]:
     if not doc.contains("citations?user="):
         return set()
     return set(_PROFILE_LINK.findall(doc.text)) - {own}
+
+
+def _refuse_unread_table(body: Element | None, rows: int) -> None:
+    """``LayoutChanged`` for a table body (``#gsc_a_b``) that holds rows none of which was read: neither
+    a publication row (``tr.gsc_a_tr``) nor the "no articles" row (``tr.gsc_a_e``)."""
+    held = sum(1 for child in body if child.tag == "tr") if body is not None and not rows else 0
+    if held:
+        raise LayoutChanged(f"the publication table (#gsc_a_b) holds {held} rows but none is a publication row "
+                            "(tr.gsc_a_tr) or the \"no articles\" row (tr.gsc_a_e)")
 
 
 def _refuse_parser_cut(doc: Document, parts: dict[str, Element], rows: int) -> None:

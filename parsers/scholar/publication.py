@@ -96,9 +96,15 @@ def parse_publication(doc: Document) -> PageResult:
     _fill_fields(pub, fields, result)
     result.publications = [pub]
     result.profile = _page_owner(parts.get("gsc_sb_ui"), pub.ids.scholar)
+    if not pub.ids.scholar:
+        result.warn(Warn.publication_unreadable, "no publication id (citation_for_view= in the page's URL or its "
+                                                 "links): the id is null")
     if not legacy and "gsc_sb_ui" not in parts:
         result.warn(Warn.publication_unreadable, "no sidebar naming the profile (#gsc_sb_ui): the record's profile "
                                                  "is the id of the paper's UID:PUBID alone")
+    elif not legacy and (result.profile is None or not result.profile.name):
+        result.warn(Warn.publication_unreadable, "the sidebar (#gsc_sb_ui) holds no link naming the profile: the "
+                                                 "record's profile is the id of the paper's UID:PUBID alone")
     if not any(link.kind not in ("publisher", "related") for link in pub.links) and _FULL_TEXT_MARK.search(doc.text):
         result.warn(Warn.publication_unreadable, "the page marks a full-text link ([PDF], [HTML]) beside the title "
                                                  "that was not read (#gsc_oci_title_gg)")
@@ -178,7 +184,8 @@ def _title_links(heading: Element | None, full_text: Element | None) -> list[Lin
 def _page_owner(box: Element | None, pub_id: str | None) -> Profile | None:
     """The profile the page belongs to (the sidebar's name link), else a stub with its id alone."""
     link = next((a for a in box.iter("a") if text_of(a)), None) if box is not None else None
-    user = user_id(link.get("href")) if link is not None else (pub_id or "").partition(":")[0] or None
+    # The sidebar's link names the owner; the paper's UID:PUBID does too (when the link gives no user=).
+    user = (user_id(link.get("href")) if link is not None else None) or (pub_id or "").partition(":")[0] or None
     if link is None and user is None:
         return None
     url = absolute_url(link.get("href"), SITE.base_url) if link is not None else None
@@ -206,11 +213,15 @@ def _fill_fields(pub: Publication, fields: list[_Field], result: PageResult) -> 
     _fill_bibliographic(pub, values, result)
 
 
+# The "Scholar articles" snippet's box (it also links the citing papers: cites=, as the total does).
+_MERGED_SNIPPET = etree.XPath(".//div[contains(concat(' ', normalize-space(@class), ' '), ' gsc_oci_merged_snippet ')]")
+
+
 def _structural_key(value: Element, seen: dict[str, str]) -> str | None:
     """The key of a field whose value says what it is: the "Scholar articles" snippet (a ``cluster=``
     link), the total citations (a ``cites=`` link or the chart), a date."""
     hrefs = [a.get("href") or "" for a in value.iter("a")]
-    if any("cluster=" in h for h in hrefs):
+    if any("cluster=" in h for h in hrefs) or _MERGED_SNIPPET(value):
         return "articles"
     if any("cites=" in h for h in hrefs) or value.find(".//*[@id='gsc_oci_graph']") is not None:
         return "citations"
@@ -308,6 +319,10 @@ def _fill_citation_fields(pub: Publication, value: Element, key: str, result: Pa
     if key == "citations":
         if pub.citations is None and not any("cites=" in (a.get("href") or "") for a in value.iter("a")):
             result.warn(Warn.publication_unreadable, "the total citations field holds no count (a.cites= link)")
+    elif not any("cluster=" in (a.get("href") or "") for a in value.iter("a")):
+        result.warn(Warn.publication_unreadable, "the \"Scholar articles\" field holds no link to its cluster "
+                                                 "(a[href*='cluster=']): its cluster id, versions and related link "
+                                                 "are unread")
 
 
 def _bar_link_year(href: str) -> int | None:
@@ -326,18 +341,17 @@ def _publication_histogram(value: Element, result: PageResult, cells: Cells) -> 
     years: list[int] = []
     counts: dict[int, int] = {}
     unread = 0
-    for element in value.iter("span", "a"):
-        classes = element.get("class") or ""
-        if element.tag == "span" and "gsc_oci_g_t" in classes.split():
-            years += [year] if (year := cells.year(element.text, f"chart axis label {len(years) + 1}")) else []
-        elif element.tag == "a" and "gsc_oci_g_a" in classes.split():
+    for element in value.iter():
+        classes = (element.get("class") or "").split()
+        if "gsc_oci_g_t" in classes:
+            years += [year] if (year := cells.year(element_text(element), f"chart axis label {len(years) + 1}")) \
+                else []
+        elif "gsc_oci_g_a" in classes:
             year = _bar_link_year(element.get("href") or "")
             if year is None:
                 unread += 1
-            else:
-                label = element.find("span")  # span.gsc_oci_g_al holds the count
-                counts[year] = cells.count(label.text if label is not None else element.text,
-                                           f"chart bar {year}", empty=0) or 0
+            else:  # the bar's text is its count (span.gsc_oci_g_al)
+                counts[year] = cells.count(element_text(element), f"chart bar {year}", empty=0) or 0
     linked = sum(1 for a in value.iter("a") if "as_yhi=" in (a.get("href") or ""))
     unread += max(0, linked - len(counts) - unread)
     if unread:

@@ -76,6 +76,8 @@ class _RowReader:
         self.publications: list[Publication] = []
         self._unread: dict[str, list[int]] = {}
         self._odd_titles: list[int] = []
+        self._lines: list[tuple[str, str]] = []  # each row's two grey lines, as read (see ``_swap_back``)
+        self._line_order = {"swapped": 0, "in place": 0}  # rows whose lines show which order
         self.cells = Cells()
 
     def read(self, row: Element) -> None:
@@ -84,9 +86,14 @@ class _RowReader:
             return
         number = len(self.publications) + 1
         parts = _row_parts(row)
-        for field in _missing_row_fields(parts):
-            self._unread.setdefault(field, []).append(number)
         pub = _publication(row, self.origin, parts, self.cells, number)
+        for field in _missing_row_fields(parts) + unread_links(pub, parts.get("anchor") is not None):
+            self._unread.setdefault(field, []).append(number)
+        lines = _grey_lines(parts["grays"])
+        self._lines.append(lines)
+        order = _line_order(parts["grays"], *lines)
+        if order:
+            self._line_order[order] += 1
         if "title_looks_like_authors" in pub.flags:
             self._odd_titles.append(number)
         self.publications.append(pub)
@@ -99,11 +106,37 @@ class _RowReader:
                         f"row {number}: the title looks like an author list: {found[number - 1].title!r}")
         if count and len(self._unread.get(_ROW_FIELDS["anchor"], ())) == count:
             raise LayoutChanged(f"none of the {count} publication rows has a title link ({_ROW_FIELDS['anchor']})")
-        for field, numbers in self._unread.items():
-            result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
+        warn_unread_fields(self._unread, found, result)
+        if self._line_order["swapped"] > self._line_order["in place"]:
+            self._swap_back(result)
         _warn_if_repeated(found, result)
         self.cells.report(result)
         return found
+
+
+    def _swap_back(self, result: PageResult) -> None:
+        """Every row's authors and venue read from each other's line: most rows show the venue line first."""
+        for pub, (first, second) in zip(self.publications, self._lines, strict=True):
+            pub.type = pub.ids.arxiv = pub.ids.patent_number = None  # what the wrong venue line made certain
+            set_authors_and_venue(pub, second, first)
+        result.warn(Warn.lines_swapped, f"{self._line_order['swapped']} of {len(self.publications)} rows show the "
+                                        "venue line (div.gs_gray) above the authors line: authors and venue were "
+                                        "read from each other's line on every row")
+
+
+def warn_unread_fields(unread: dict[str, list[int]], found: list[Publication], result: PageResult) -> None:
+    """For each field (a description) and the rows of ``found`` that lack it: ``column_unreadable``
+    when no row it belongs on has it (the page's markup drifted: an untrusted record), else
+    ``rows_unreadable``. Cluster ids belong on the cited rows, every other field on every row."""
+    count = len(found)
+    for field, numbers in unread.items():
+        cited = field == ROW_LINK_FIELDS["clusters"]
+        rows = sum(1 for pub in found if pub.citations) if cited else count
+        if len(numbers) == rows:
+            result.warn(Warn.column_unreadable, f"none of the {rows} {'cited' if cited else 'publication'} rows has "
+                                                f"its {field}: the markup has drifted; that field is null on every row")
+        else:
+            result.warn(Warn.rows_unreadable, f"{row_numbers(numbers)} of {count}: no {field}; that field is null")
 
 
 class StreamedRows:
@@ -156,11 +189,14 @@ def _warn_if_repeated(found: list[Publication], result: PageResult) -> None:
                                          f"({len(repeats)} in all) repeat an earlier row's publication id")
 
 
+ROW_LINK_FIELDS = {"id": "publication id (citation_for_view= in the title link's address)",
+                   "clusters": "cluster ids (cites= in the address of a cited row's count)"}
 # What each row must hold: every row of every saved page has all four, even when empty.
 _ROW_FIELDS = {"anchor": "title link (td.gsc_a_t a.gsc_a_at)",
                "grays": "authors and venue lines (td.gsc_a_t div.gs_gray)",
                "count": "citation count (td.gsc_a_c a.gsc_a_ac)",
-               "year": "year (td.gsc_a_y span.gsc_a_h)"}
+               "year": "year (td.gsc_a_y span.gsc_a_h)",
+               **ROW_LINK_FIELDS}
 
 
 def _missing_row_fields(parts: _RowParts) -> list[str]:
@@ -206,10 +242,65 @@ def _publication(row: Element, origin: str, parts: _RowParts, cells: Cells, numb
         ids=PublicationIds(scholar=query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
-    fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
-                            _text_without_year(grays[1]) if len(grays) > 1 else "")
+    fill_authors_and_venue(pub, *_grey_lines(grays))
     _fill_citations(pub, parts, cells, number)
     return pub
+
+
+def _grey_lines(grays: list[Element]) -> tuple[str, str]:
+    """The text of a row's first and second grey lines (authors, venue), each without a phone-only year."""
+    return (_text_without_year(grays[0]) if grays else "", _text_without_year(grays[1]) if len(grays) > 1 else "")
+
+
+def unread_links(pub: Publication, linked: bool) -> list[str]:
+    """The descriptions of the ids a row's links should give and did not: the publication id of its
+    title link (every row has one; ``linked``: the row has its title link), the cluster ids of its
+    count when it is cited."""
+    missing = []
+    if linked and not pub.ids.scholar:
+        missing.append(_ROW_FIELDS["id"])
+    if pub.citations and not pub.ids.scholar_clusters:
+        missing.append(_ROW_FIELDS["clusters"])
+    return missing
+
+
+def _line_order(grays: list[Element], first: str, second: str) -> str | None:
+    """``"swapped"`` when a row's first grey line is its venue and its second the authors, ``"in place"``
+    when they are the other way round, None when the row cannot tell. The venue line is the one that
+    holds the phone-only year (``span.gs_oph``, or a last child shaped ", 2007"); without one, the
+    line that reads as a list of names is the authors line.
+
+    >>> from lxml import etree
+    >>> lines = list(etree.fromstring('<td><div>K Platel, K Srinivasan</div><div>Food 44 (1), 42-46'
+    ...                               '<span>, 2000</span></div></td>'))
+    >>> _line_order(lines, *_grey_lines(lines)), _line_order(lines[::-1], *_grey_lines(lines[::-1]))
+    ('in place', 'swapped')
+    >>> _line_order([], "Nature 1, 2", "A Bee, C Dee, ..."), _line_order([], "A Bee", "Nature")
+    ('swapped', None)
+    """
+    years = [len(line) > 0 and _PHONE_YEAR.match(element_text(line[-1])) is not None for line in grays[:2]]
+    if years == [False, True]:
+        return "in place"
+    if years == [True, False]:
+        return "swapped"
+    names = (_reads_as_names(first), _reads_as_names(second))
+    return {(True, False): "in place", (False, True): "swapped"}.get(names)
+
+
+_NAME = re.compile(r"^(?:[^\W\d_][\w'’.-]*)(?: [^\W\d_][\w'’.-]*){0,4}$")
+
+
+def _reads_as_names(line: str) -> bool:
+    """Whether a grey line reads as an author list: names of one to five words without digits, comma-separated
+    (the last may be Scholar's cut mark).
+
+    >>> _reads_as_names("K Platel, K Srinivasan, ..."), _reads_as_names("Food/Nahrung 44 (1), 42-46")
+    (True, False)
+    >>> _reads_as_names(""), _reads_as_names("Critical reviews in food science and nutrition")
+    (False, False)
+    """
+    names, _ = split_names(line)
+    return bool(names) and all(_NAME.match(name) for name in names)
 
 
 _CELL_KINDS = {"gsc_a_t": "title", "gsc_a_c": "count", "gsc_a_y": "year"}
@@ -265,6 +356,7 @@ def _title_cell_parts(cell: Element, parts: _RowParts) -> None:
 
 
 _PHONE_YEAR = re.compile(r"^\s*,\s*(?:\d{4}|0)\s*$")
+_TABLE_ROW = re.compile(r"<tr[\s>]", re.I)
 
 
 def _text_without_year(venue: Element) -> str:
@@ -301,12 +393,17 @@ def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str)
     if pub.title:
         title, pub.title_truncated = without_cut_mark(pub.title)
         pub.title = title or None
+    set_authors_and_venue(pub, authors_text, venue_text)
+    if _looks_like_author_list(pub.title):
+        pub.flags.append("title_looks_like_authors")
+
+
+def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
+    """Authors, venue and what the venue makes certain (type, arXiv id, patent number)."""
     pub.authors, pub.authors_truncated = split_names(authors_text)
     venue, pub.venue_truncated = without_cut_mark(clean(venue_text))
     pub.venue = venue or None
     classify_venue(pub)
-    if _looks_like_author_list(pub.title):
-        pub.flags.append("title_looks_like_authors")
 
 
 def classify_venue(pub: Publication) -> None:
@@ -397,8 +494,8 @@ def parse_rows_page(doc: Document) -> PageResult:
     root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
                               streamed.take)
     rows = streamed.reader_for(root.find(".//tbody"), doc.url)
-    if not rows.rows and "gsc_a_tr" in rows_html:
-        raise LayoutChanged("the rows carry gsc_a_tr but none could be read")
+    if not rows.rows and _TABLE_ROW.search(rows_html):
+        raise LayoutChanged("the fragment holds table rows but none is a publication row (tr.gsc_a_tr)")
     if rows_html.strip() and not rows_html[-256:].rstrip().lower().endswith("</tr>"):
         raise Truncated(f"the rows stop in the middle of row {rows.rows}; save them again")
     result = PageResult(site=SITE.name, page="rows", url=doc.url)

@@ -314,7 +314,7 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
     """The results read against the page: blocks with no title, a count that differs from the
     result bodies in the markup, a stated total with no results."""
     read = [pub for pub in result.publications if pub.title]
-    marked = doc.text.count('class="gs_ri"')
+    marked = len(_RESULT_BODY.findall(doc.text))
     if blocks and not read:
         raise LayoutChanged(f"the page holds {len(blocks)} result blocks (div.gs_r) but no result title "
                             "(h3.gs_rt) could be read")
@@ -343,6 +343,9 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
         result.warn(Warn.search_unreadable, "the page has no result count line (#gs_ab_md): the total is unknown")
     if info is not None:
         _check_page_bar(doc, info, result)
+        if info.next_url and not {"q", "cites", "cluster"} & _query_keys(info.next_url):
+            result.warn(Warn.search_unreadable, "the \"Next\" link names no search (q=, cites= or cluster=): "
+                                                "what the page lists the results of is unread")
     if not result.profiles and any("view_op=search_authors" in (a.get("href") or "")
                                    for block in others for h3 in block.iter("h3") for a in h3.iter("a")):
         result.warn(Warn.search_unreadable, "the page has a \"User profiles\" block (a link to view_op=search_authors) "
@@ -352,6 +355,11 @@ def _check_search_results(doc: Document, blocks: list[Element], others: list[Ele
     linked = {user_id(href) for block in [*blocks, *others] for a in block.iter("a")
               if "user=" in (href := a.get("href") or "")} - {None}
     unread_ids = linked - read_ids
+    unlinked = [n for n, profile in enumerate(result.profiles, 1) if not profile.ids.scholar]
+    if unlinked:
+        result.warn(Warn.search_unreadable, f"{row_numbers(unlinked).replace('row', 'profile')} of the \"User "
+                                            "profiles\" block link no profile (h4.gs_rt2 a[href*='user=']): "
+                                            "the id is null")
     if unread_ids:
         result.warn(Warn.search_unreadable, f"the page links {len(unread_ids)} profiles that were not read "
                                             "(div.gs_a a, h4.gs_rt2 a)")
@@ -381,10 +389,38 @@ def _unread_result_parts(parts: dict[str, list[Element]], pub: Publication, unkn
         missing.append("the type of a full-text link (div.gs_ggs span.gs_ctg2)")
     if pub.citations is None and any(link.kind == "cited_by" for link in pub.links):
         missing.append("the \"Cited by\" count is not plainly a whole number (number_unreadable): it is null")
+    byline = first_of(parts, "byline")
+    if byline is not None and sum(1 for _ in byline.iter("a")) > len(pub.author_links):
+        missing.append("a link of the byline (div.gs_a a) names no profile (user=): that author's id is unread")
+    missing += _unread_link_bar(parts.get("links", [])[-1:])
     return missing
 
 
+def _unread_link_bar(bars: list[Element]) -> list[str]:
+    """What the link bar under a result (``div.gs_fl``) holds and its addresses do not give: a bar with no
+    address at all, a link with a count whose address is neither "Cited by" (``cites=``) nor the versions
+    (``cluster=``)."""
+    links = [a for bar in bars for a in bar.iter("a")]
+    if bars and not any(a.get("href") for a in links):
+        return ["the link bar (div.gs_fl) holds no link with an address: citations, versions and clusters are unread"]
+    if any(count_in(element_text(a)) is not None and not {"cites", "cluster"} & _query_keys(a.get("href"))
+           for a in links):
+        return ["a link of the link bar (div.gs_fl a) shows a count but its address is neither cited-by (cites=) "
+                "nor versions (cluster=): that count is unread"]
+    return []
+
+
+def _query_keys(href: str | None) -> set[str]:
+    """The parameter names of an address's query.
+
+    >>> sorted(_query_keys("/scholar?cites=1,2&amp;hl=en")), _query_keys(None)
+    (['cites', 'hl'], set())
+    """
+    return set(re.findall(r"[?&;]([\w-]+)=", href or ""))
+
+
 _SEARCH_PAGE_LINKS = etree.XPath("id('gs_n')//a")
+_RESULT_BODY = re.compile(r'class="gs_ri"', re.I)  # any case: upper-cased classes are no result body either
 
 
 def _check_page_bar(doc: Document, info: SearchInfo, result: PageResult) -> None:

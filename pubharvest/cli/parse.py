@@ -24,6 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "publication; parquet: one file per table into the folder -o")
 
 
+class _NothingParsed(Exception):
+    """Raised inside ``open_output`` when every input failed, so that the file ``-o`` names keeps what it held."""
+
+
 def run(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     if args.format == "parquet":
@@ -32,11 +36,17 @@ def run(args: argparse.Namespace) -> int:
         collected = Collected()
         parse_into(args, collected, tally)
         tally.require_some()
-        write_results_parquet(args.output, collected)
+        if collected:  # every input failed: empty tables would replace what the folder holds
+            write_results_parquet(args.output, collected)
         return tally.exit_code()
-    with open_output(args.format, args.output, writers(args)) as out:
-        parse_into(args, out, tally)
-        tally.require_some()  # inside: a file -o named keeps what it held
+    try:
+        with open_output(args.format, args.output, writers(args)) as out:
+            parse_into(args, out, tally)
+            tally.require_some()  # inside: a file -o named keeps what it held
+            if args.output is not None and not tally.results:
+                raise _NothingParsed
+    except _NothingParsed:
+        pass  # each failure had its line; an empty output would replace what -o holds
     return tally.exit_code()
 
 

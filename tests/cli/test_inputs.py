@@ -167,7 +167,8 @@ def test_merge_names_json_it_cannot_read_as_bad_records(capsys, tmp_path: Path) 
     code, _, err = run(capsys, "merge", str(deep_records), str(number), str(numbers), str(SEED))
     assert code == ExitCode.BAD_RECORDS
     assert err == [f"{deep_records}: too_deep: the file: JSON nested deeper than records go",
-                   f"{number}: bad_records: not JSON: Integer value out of range - at `$[...]`",
+                   f"{number}: bad_records: record 1, n: a whole number of 100,000 digits, past the schema's maximum, "
+                   f"{2**63 - 1}",
                    f"{numbers}: unrecognised: a text file that is not a page of any site pubharvest knows"]
 
 

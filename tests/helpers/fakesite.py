@@ -73,12 +73,22 @@ def scholar_page(user: str, total: int, cstart: int, pagesize: int, cites: int =
     end = min(total, cstart + pagesize)
     rows = "\n".join(_ROW.replace("Method for segmenting text", f"Paper {i + 1} of {user}")
                      .replace("9yKSN-GCB0IC", f"P{i:011d}")
-                     .replace('gs_ibl"></a>', f'gs_ibl">{cites + i}</a>') for i in range(cstart, end))
+                     .replace('<a href="" class="gsc_a_ac gs_ibl"></a>', _count_link(cites + i, i))
+                     for i in range(cstart, end))
     disabled = '<button type="button" id="gsc_bpf_more" disabled>'
     button = disabled if end >= total else disabled.replace(" disabled", "")
     tail = _TAIL.replace("記事 1–4", f"記事 {cstart + 1}–{end}").replace(disabled, button)
     page = _HEAD + '<tbody id="gsc_a_b">\n' + rows + "\n</tbody>" + tail
     return page.replace("Yamada12AAAAJ", user)
+
+
+def _count_link(count: int, index: int) -> str:
+    """A row's cited-by cell: empty with no address when uncited, else the count linking its cluster
+    (``cites=``), as on Scholar's pages."""
+    if not count:
+        return '<a href="" class="gsc_a_ac gs_ibl"></a>'
+    return (f'<a href="https://scholar.google.com/scholar?oi=bibs&amp;hl=ja&amp;cites={9000000 + index}" '
+            f'class="gsc_a_ac gs_ibl">{count}</a>')
 
 
 def publication_page(pub_id: str) -> str:

@@ -247,7 +247,7 @@ def test_the_record_model_reads_the_registry_not_its_package() -> None:
 SITE_PACKAGE_FLOORS = {
     "pubharvest.parsers.scholar": [["__init__"], ["profile", "legacy", "publication", "coauthors", "saved_table",
                                                   "search"], ["rows"], ["_base"]],
-    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["_base"]],
+    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["kinds"], ["_base"]],
 }
 
 

@@ -1,18 +1,38 @@
 """Layout drift: every real Scholar page of the corpus and every Scholar fixture page, with each
 class and id the parser relies on renamed in turn (the names are read from the parser's source, so
-a new selector is covered without editing this file), emptied, cut and enlarged. Each variant must
-give a ``ParseError``, a warning the original lacks, or the same records (``tests/helpers/drift.py``).
+a new selector is covered without editing this file), emptied, cut and enlarged; and with the
+generic variants of ``tests/helpers/drift.py`` (Scholar's query parameters renamed in its links,
+addresses removed, links made text, tags changed, class names upper-cased, each class dropped from
+the elements that carry it, the authors and venue lines swapped, counts and years written as
+words). Each variant must give a ``ParseError``, a warning the original lacks, or the same records.
+Every variant of every page is tried (no sampling); the session's closing line counts them.
 MSR and Elamur cases live in their own file and use the same harness.
 """
 
 from __future__ import annotations
 
+import doctest
 from collections.abc import Callable
 from pathlib import Path
 
+import drift
 import pytest
 from conftest import FIXTURES, ROOT, corpus_dir, from_corpus
-from drift import check_variant, emptied, nested, rename_token, repeated, tokens_in_source, truncations
+from drift import (
+    Variant,
+    check_variant,
+    class_text,
+    emptied,
+    html_variants,
+    nested,
+    numbers_as_words,
+    rename_token,
+    repeated,
+    swapped_neighbours,
+    tokens_in_source,
+    truncations,
+    variant_outcome,
+)
 
 import pubharvest.parsers as parsers
 
@@ -99,3 +119,67 @@ def test_deep_nesting_parses_fully_or_is_truncated(read_corpus, depth: int) -> N
         except parsers.Truncated:
             continue
         assert len(result.publications) == 20
+
+
+# The query parameters Scholar's links carry ids and counts in.
+SCHOLAR_PARAMETERS = ("user", "cites", "citation_for_view", "cluster", "org")
+# The classes of the elements whose whole text is a count or a year.
+NUMBER_CLASSES = ("gsc_a_ac", "gsc_a_h", "gsc_rsb_std", "gsc_g_al", "gsc_g_t", "gsc_oci_g_al", "gsc_oci_g_t",
+                  "gs_ai_cby", "gsc_rsb_m_a")
+
+
+def scholar_variants(text: str) -> list[Variant]:
+    """Every generic variant of a Scholar page, and Scholar's own: the grey lines swapped, numbers in words."""
+    found = list(html_variants(text, SCHOLAR_TOKENS, SCHOLAR_PARAMETERS))
+    found.append(("authors and venue lines swapped", swapped_neighbours(text, '<div class="gs_gray">'), None))
+    found += [(f"{name} in words", numbers_as_words(text, class_text(name)), None) for name in NUMBER_CLASSES]
+    return [(label, variant, restore) for label, variant, restore in found if variant != text]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:40])
+def test_every_generic_variant_is_met_honestly(page: Path) -> None:
+    data = page.read_bytes()
+    original, (text, parse) = parsers.parse(data), page_text(data)
+    silent = []
+    for label, variant, restore in scholar_variants(text):
+        try:
+            check_variant(parse, original, variant, label, restore)
+        except AssertionError as exc:
+            silent.append(str(exc).splitlines()[0])
+    assert not silent
+
+
+def test_the_drift_cases_once_silent_are_met(read_corpus) -> None:
+    """Drift that once gave wrong data silently, each with its outcome now: a refusal, a warning, or the
+    record swapped back."""
+    einstein = read_corpus("scholar/fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.html").decode("utf-8")
+    with pytest.raises(parsers.LayoutChanged, match="none is a publication row"):
+        parsers.parse(drift.class_names_upper_cased(einstein))
+    profile = read_corpus("scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html").decode("utf-8")
+    swapped = parsers.parse(swapped_neighbours(profile, '<div class="gs_gray">'))
+    assert [w.code for w in swapped.warnings if w.code == "lines_swapped"] == ["lines_swapped"]
+    assert [(p.authors, p.venue) for p in swapped.publications] == [
+        (p.authors, p.venue) for p in parsers.parse(profile).publications]
+    for key, field in (("citation_for_view", "publication id"), ("cites", "cluster ids")):
+        result = parsers.parse(drift.renamed_parameter(profile, key))
+        (message,) = [w.message for w in result.warnings if w.code == "column_unreadable"]
+        assert field in message
+    for name, field in (("gsc_a_ac", "citation count"), ("gsc_a_y", "year"), ("gs_gray", "authors and venue")):
+        result = parsers.parse(drift.class_dropped(profile, name))
+        assert any(field in w.message for w in result.warnings if w.code == "column_unreadable"), name
+
+
+def test_a_silent_variant_is_caught() -> None:
+    """The harness can fail: a parse that drops a row without a word is a silent wrong record."""
+    original = parsers.parse((FIXTURES / "scholar" / "handwritten_ja_profile.html").read_bytes())
+
+    def dropping(data: bytes) -> parsers.PageResult:
+        result = parsers.parse(data)
+        result.publications = result.publications[1:]
+        return result
+    assert variant_outcome(dropping, original, (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_text(
+        encoding="utf-8"), "a row dropped") == "silent"
+
+
+def test_the_drift_helpers_doctests_pass() -> None:
+    assert doctest.testmod(drift).failed == 0

@@ -1,7 +1,11 @@
 """Drift variants of every MSR and Elamur page: each class, id, key, heading, list-item
 shape or link pattern the parsers rely on is renamed, one at a time, and each page is cut short and
-enlarged. Every variant must give a ``ParseError`` or a warning the original has not, never an
-unflagged record that differs from the original's.
+enlarged; the MSR pages also get the generic HTML variants of ``tests/helpers/drift.py`` (addresses
+removed, links made text, tags changed, class names upper-cased, each class dropped, years in
+words), the Elamur pages their labels changed or in Spanish, their numbers in words, their front
+matter removed, their link addresses changed. Every variant must give a ``ParseError``, a warning
+the original has not, or the same records, never an unflagged record that differs from the
+original's (``check_variant``, which counts each outcome for the session's closing line).
 
 The pages: the real MSR publication page of the corpus (``PUBHARVEST_CORPUS``; research/elamur
 holds notes only), and the fixture pages of both sites (the seeds among them).
@@ -11,14 +15,27 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
 from conftest import FIXTURES, ROOT
+from drift import (
+    Variant,
+    check_variant,
+    classes_of,
+    comparable,
+    elamur_reordered,
+    elamur_translated,
+    html_variants,
+    numbers_as_words,
+    renamed_parameter,
+    without_front_matter,
+)
 
 import pubharvest.parsers as parsers
 from pubharvest.errors import ParseError
+from pubharvest.parsers.elamur.kinds import ENGLISH_TITLES
 from pubharvest.parsers.records import to_builtins
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -94,20 +111,6 @@ def records(result: parsers.PageResult) -> dict[str, Any]:
     return got
 
 
-def flagged_or_same(original: parsers.PageResult, variant: bytes | str) -> str | None:
-    """None when ``variant`` is refused, warned about, or parses as the original; else what differs."""
-    try:
-        got = parsers.parse(variant)
-    except ParseError:
-        return None
-    before = {(w.code, w.message) for w in original.warnings}
-    if any((w.code, w.message) not in before for w in got.warnings):
-        return None
-    if records(got) == records(original):
-        return None
-    return f"unflagged change: {records(got)} != {records(original)}"[:2000]
-
-
 def renamed(text: str, marks: list[Rename]) -> Iterator[tuple[str, str]]:
     """Each variant of ``text`` with one mark renamed (marks the page does not hold are skipped)."""
     for what, pattern, replacement in marks:
@@ -125,27 +128,112 @@ def fixture_text(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
-def check_all(text: str, marks: list[Rename]) -> list[str]:
+def check_all(text: str, marks: list[Rename], more: Iterable[Variant] = ()) -> list[str]:
+    """The variants of ``text`` (each of ``marks`` renamed, cuts, and ``more``) that gave a silently wrong record."""
     original = parsers.parse(text)
-    return [f"{what}: {problem}" for what, variant in [*renamed(text, marks), *cuts(text)]
-            if (problem := flagged_or_same(original, variant))]
+    variants: list[Variant] = [(what, variant, None) for what, variant in [*renamed(text, marks), *cuts(text)]]
+    silent = []
+    for what, variant, restore in [*variants, *more]:
+        try:
+            check_variant(parsers.parse, original, variant, what, restore)
+        except AssertionError as exc:
+            silent.append(str(exc).splitlines()[0])
+    return silent
+
+
+def msr_variants(text: str) -> list[Variant]:
+    """The generic HTML variants of an MSR page (each class it uses dropped in turn), and its years in words."""
+    years = numbers_as_words(text, r">[^<]*?\b(?P<n>(?:19|20)\d\d)\b")
+    return [*html_variants(text, classes_of(text), ()), *([("years in words", years, None)] if years != text else [])]
+
+
+# Elamur's labels, changed or in another language: the metrics are read by their links' addresses.
+ELAMUR_LABELS = [("h-index", "índice h"), ("h-index", "H index"), (" works](", " trabajos]("),
+                 (" citations](", " citas]("), ("works in our library", "obras en nuestra biblioteca"),
+                 ("Cited ", "Citado "), ("Paper Stars ranking", "Clasificación"),
+                 ("more in our library without a page yet", "más sin página"), ("Elsewhere:", "En otros sitios:")]
+
+
+def elamur_variants(text: str) -> list[Variant]:
+    """Elamur's variants: each label changed, the head's numbers in words, the front matter removed,
+    OpenAlex's link addresses changed, every link made plain text; the sections' headings, leads and
+    item words in Spanish and in German, the sections reordered, each heading's words changed and all
+    of them at once."""
+    found: list[Variant] = [(f"label {old!r} as {new!r}", text.replace(old, new), None) for old, new in ELAMUR_LABELS]
+    found += [(f"sections in {language}", elamur_translated(text, language), None) for language in ("es", "de")]
+    found += [("sections reordered", elamur_reordered(text), None),
+              ("sections in Spanish, reordered", elamur_reordered(elamur_translated(text, "es")), None),
+              ("every heading's words changed", heading_renamed(text, ENGLISH_TITLES), None)]
+    found += [(f"heading {title!r} changed", heading_renamed(text, [title]), None) for title in ENGLISH_TITLES]
+    found += [
+        ("the head's numbers in words", numbers_as_words(text, r"\[[^\]\d]*(?P<n>\d[\d,]*)[^\]\d]*\]\(https://openalex"),
+         None),
+        ("front matter removed", without_front_matter(text), None),
+        ("OpenAlex author path", text.replace("openalex.org/authors/", "openalex.org/people/"), None),
+        ("filter= renamed", renamed_parameter(text, "filter"), lambda page: page.replace("filter_v2=", "filter=")),
+        ("sort= renamed", renamed_parameter(text, "sort"), lambda page: page.replace("sort_v2=", "sort=")),
+        ("links made text", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text), None),
+    ]
+    return [(label, variant, restore) for label, variant, restore in found if variant != text]
+
+
+def heading_renamed(text: str, titles: Iterable[str]) -> str:
+    """``text`` with each level-2 heading of ``titles`` made one word of no language (no digit: a count
+    of the lead must stay the lead's one number)."""
+    for title in titles:
+        text = re.sub(rf"(?<!\S)## {re.escape(title)}(?![\w,])", "## Abschnitt", text)
+    return text
 
 
 @pytest.mark.parametrize("name,marks", [(n, MSR_HTML_MARKS) for n in MSR_HTML] + [(n, MSR_JSON_MARKS) for n in MSR_JSON]
                          + [(n, MSR_TEXT_MARKS) for n in MSR_TEXT] + [(n, ELAMUR_MARKS) for n in ELAMUR])
 def test_every_drift_variant_of_a_fixture_page_is_flagged(name: str, marks: list[Rename]) -> None:
-    assert check_all(fixture_text(name), marks) == []
+    text = fixture_text(name)
+    more = msr_variants(text) if name in MSR_HTML else elamur_variants(text) if name in ELAMUR else []
+    assert check_all(text, marks, more) == []
 
 
 def test_every_drift_variant_of_the_real_msr_page_is_flagged(read_corpus: Callable[[str], bytes]) -> None:
-    assert check_all(read_corpus(MATTERGEN).decode("utf-8"), MSR_HTML_MARKS) == []
+    text = read_corpus(MATTERGEN).decode("utf-8")
+    assert check_all(text, MSR_HTML_MARKS, msr_variants(text)) == []
+
+
+@pytest.mark.parametrize("name", ELAMUR)
+def test_elamur_metrics_are_read_by_their_links_whatever_the_labels(name: str) -> None:
+    """The head's figures, checked by hand against each page's head links (h-index, works, citations,
+    works and citations in the library, rank), read the same with every label in Spanish."""
+    text = fixture_text(name)
+    for old, new in ELAMUR_LABELS:
+        text = text.replace(old, new)
+    metrics = parsers.parse(text).profile.metrics  # type: ignore[union-attr]
+    expected = {"elamur/010_handwritten_quintero.txt": (96, 1318, 48207, 4, 12530, 112)}.get(
+        name, (22, 72, 4916, 2, 2743, 3972))
+    assert (metrics.h_index, metrics.works, metrics.citations, metrics.library_works, metrics.library_citations,
+            metrics.rank) == expected
+
+
+def test_elamur_title_without_an_affiliation_names_none_and_is_not_warned() -> None:
+    page = fixture_text("elamur/000_multiline.md").replace("Olatunji Ruwase · Bellevue College —", "Olatunji Ruwase —")
+    result = parsers.parse(page)
+    assert result.profile is not None and result.profile.affiliation is None
+    assert [w.code for w in result.warnings] == []
+
+
+def test_elamur_page_without_front_matter_is_warned() -> None:
+    result = parsers.parse(without_front_matter(fixture_text("elamur/000_multiline.md")))
+    assert result.profile is not None and result.profile.affiliation is None
+    (message,) = [w.message for w in result.warnings if w.code == "profile_unreadable"]
+    assert "front matter" in message and "affiliation" in message
 
 
 @pytest.mark.parametrize("name", ["elamur/000_multiline.md"])
 def test_each_drift_variant_reads_the_same_with_or_without_newlines(name: str) -> None:
     """The one-line form of every Elamur variant gives what its multi-line form gives (the same
     warning codes: an unknown heading's end is unknown in the one-line form, so its message differs)."""
-    for what, variant in renamed(fixture_text(name), ELAMUR_MARKS):
+    text = fixture_text(name)
+    for what, variant in [*renamed(text, ELAMUR_MARKS),
+                          *((label, page) for label, page, _ in elamur_variants(text) if "section" in label
+                            or "heading" in label)]:
         assert outcome(variant) == outcome(one_line(variant)), what
 
 
@@ -212,3 +300,82 @@ def test_elamur_papers_list_with_no_readable_item_is_layout_changed() -> None:
     page = page.replace("## All works", "## Every work")
     with pytest.raises(parsers.LayoutChanged, match="'Papers'"):
         parsers.parse(page)
+
+
+# --- pages in other languages: the same records, checked by hand against the fixture pages -------
+
+@pytest.mark.parametrize("language", ["es", "de"])
+@pytest.mark.parametrize("name", ELAMUR)
+def test_an_elamur_page_in_another_language_gives_the_same_records(name: str, language: str) -> None:
+    text = fixture_text(name)
+    translated = elamur_translated(text, language)
+    assert not re.search(r"(?<!\S)## (?:" + "|".join(map(re.escape, ENGLISH_TITLES)) + r")(?![\w,])", translated)
+    assert "works of theirs" not in translated and "cite their works" not in translated
+    for page in (translated, elamur_reordered(translated)):
+        result = parsers.parse(page)
+        assert result.warnings == []
+        assert comparable(result) == comparable(parsers.parse(text))
+
+
+RUWASE = {
+    "affiliations": [("Snowflake Inc.", 4, True), ("Bellevue College", 1, True),
+                     ("Overlake Hospital Medical Center", 1, True), ("Microsoft", 25, False),
+                     ("Carnegie Mellon University", 8, False)],
+    "topics": [("Computer Science", "field", 2), ("Artificial Intelligence", "subfield", 2),
+               ("Hardware and Architecture", "subfield", 2), ("Computer Vision and Pattern Recognition", "subfield", 1),
+               ("Information Systems", "subfield", 1), ("GPU & parallel computing", "topic", 1)],
+    "works_by_year": [(2021, 2)],
+    "coauthors": 8,
+    "venues": ["SC 2021"],
+    "library": (3, 2743, 149439, 537),
+    "publications": [("ZeRO-Offload: Democratizing Billion-Scale Model Training", 2021, 309, None),
+                     ("ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning", 2021, 254,
+                      "SC 2021"),
+                     ("BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", 2022, 1606, None)],
+}
+QUINTERO = {
+    "affiliations": [("Tecnológico de Monterrey", 1204, True)],
+    "topics": [("Computer Science", "field", 4), ("Artificial Intelligence", "subfield", 3),
+               ("Natural language processing for low-resource languages", "topic", 3),
+               ("Speech recognition", "topic", 1)],
+    "works_by_year": [(2018, 1), (2021, 2), (2023, 1)],
+    "coauthors": 0,
+    "venues": ["Interspeech 2021", "LREC 2023"],
+    "library": (4, 12530, 149439, 9871),
+    "publications": [("Cross-lingual Transfer for Low-Resource Speech Recognition", 2021, 11902, "Interspeech 2021"),
+                     ("Tokenisation Matters: Subwords for Agglutinative Languages", 2018, 1025, None),
+                     ("A Benchmark for Quechua–Spanish Translation", 2023, 402, "LREC 2023"),
+                     ("Speech Corpora for Indigenous Languages of the Americas", 2021, 88, None)],
+}
+
+
+@pytest.mark.parametrize("language", ["es", "de"])
+@pytest.mark.parametrize("name", ELAMUR)
+def test_an_elamur_page_in_another_language_reads_every_section(name: str, language: str) -> None:
+    """Each section's values in Spanish and German, as read by hand from the fixture page."""
+    expected = QUINTERO if "quintero" in name else RUWASE
+    result = parsers.parse(elamur_translated(fixture_text(name), language))
+    profile = result.profile
+    assert profile is not None
+    assert [(a.name, a.papers, a.current) for a in profile.affiliations] == expected["affiliations"]
+    assert [(t.name, t.kind, t.count) for t in profile.topics] == expected["topics"]
+    assert [(y.year, y.works) for y in profile.works_by_year] == expected["works_by_year"]
+    assert len(profile.coauthors) == expected["coauthors"]
+    assert profile.venues == expected["venues"]
+    metrics = profile.metrics
+    assert (metrics.library_works_all, metrics.library_citations, metrics.library_papers_read,
+            metrics.library_citing_papers) == expected["library"]
+    assert [(p.title, p.year, p.citations, p.venue) for p in result.publications] == expected["publications"]
+
+
+def test_an_unreadable_lead_count_is_warned_not_null_silently() -> None:
+    text = fixture_text("elamur/000_multiline.md")
+    for old, new, code in [("3 works of theirs", "three works of theirs", "profile_unreadable"),
+                           ("cite their works 2,743 times", "cite their works many times", "number_unreadable"),
+                           ("[537 citing", "[some citing", "number_unreadable"),
+                           ("8 co-authors with a page", "eight co-authors with a page", "number_unreadable"),
+                           ("📚 Shelves 5", "📚 Shelves five", "number_unreadable"),
+                           ("[**2021** 2 papers]", "[**2021** two papers]", "number_unreadable"),
+                           ("Computer Science · 2 works", "Computer Science · two works", "number_unreadable")]:
+        assert old in text, old
+        assert code in [w.code for w in parsers.parse(text.replace(old, new)).warnings], old

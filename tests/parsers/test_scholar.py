@@ -449,10 +449,20 @@ def test_renamed_row_class_is_layout_changed_not_zero_rows(read_corpus) -> None:
     (b"gsc_a_ac", b"gsc_x_ac", "citation count"), (b'"gsc_a_y"', b'"gsc_x_y"', "year"),
     (b"gs_gray", b"gs_grey", "authors and venue"),
 ])
-def test_renamed_cell_class_names_the_rows(read_corpus, old: bytes, new: bytes, field: str) -> None:
+def test_renamed_cell_class_names_the_column(read_corpus, old: bytes, new: bytes, field: str) -> None:
+    """A field unread on every row is the column's drift (``column_unreadable``, untrusted), not some rows'."""
     result = parsers.parse(read_corpus(RXMM).replace(old, new))
+    message = next(w.message for w in result.warnings if w.code == "column_unreadable")
+    assert message.startswith("none of the 20 publication rows has its") and field in message
+    assert "rows_unreadable" not in codes(result)
+
+
+def test_a_field_unread_on_some_rows_names_those_rows(read_corpus) -> None:
+    page = read_corpus(RXMM).replace(b'class="gsc_a_ac gs_ibl"', b'class="gs_ibl"', 3)
+    result = parsers.parse(page)
     message = next(w.message for w in result.warnings if w.code == "rows_unreadable")
-    assert message.startswith("rows 1–20 of 20") and field in message
+    assert message.startswith("rows 1–3 of 20") and "citation count" in message
+    assert "column_unreadable" not in codes(result)
 
 
 def test_renamed_title_link_is_layout_changed(read_corpus) -> None:
