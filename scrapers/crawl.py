@@ -358,12 +358,13 @@ class HostGate(HTTP11DownloadHandler):
         if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it
             spider.on_event("wait", host=host, seconds=wait)
             await asyncio.sleep(wait)
-        await spider.pace(host).turn(lambda wait: spider.on_event("wait", host=host, seconds=wait))
-        spider.refuse_if_blocked(host)
         try:
             await spider.guard.check(request.url)  # a private address not asked for, a name that does not exist
         except FetchError as error:
             raise Refused(error) from None
+        # booked as late as can be, right before the request goes: Scrapy tells nothing of when it is written
+        await spider.pace(host).turn(lambda wait: spider.on_event("wait", host=host, seconds=wait))
+        spider.refuse_if_blocked(host)
         spider.sent += 1
         spider.on_event("request", url=redact_url(request.url))
         try:

@@ -14,6 +14,10 @@ from fakesite import FakeSite
 from hostile import BAD, GOOD, TARGETS
 from scrapejobs import ENGINES, SCHOLAR_A, profile_key, records, run_engine, write_job
 
+# The fake server logs a request when its thread reads it, a few ms late on a busy machine; a request's
+# spacing is booked as it is sent (httpx) or just before (Scrapy tells nothing of when it is written).
+LEEWAY = 0.01
+
 
 @pytest.fixture
 def site():
@@ -72,7 +76,8 @@ def test_a_crawl_delay_within_its_cap_is_honoured(engine, site, tmp_path: Path, 
     code, err = run_engine(engine, capsys, job)
     assert code == 0, err
     times = [t for t, path, _ in site.log if path.startswith("/citations")]
-    assert len(times) == 2 and times[1] - times[0] >= 0.3  # the host's interval became the Crawl-delay
+    # the host's interval became the Crawl-delay (LEEWAY: the fake server logs a request when its thread reads it)
+    assert len(times) == 2 and times[1] - times[0] >= 0.3 - LEEWAY
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -110,9 +115,8 @@ def test_requests_to_a_host_are_never_closer_than_the_interval(engine, site, tmp
     times = sorted(t for t, _, _ in site.log)
     assert len(times) == len(users) + 1  # robots.txt, then one page each
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    # the server logs a request when its thread reads it, a few ms late on a busy machine: 10 ms of leeway
-    # (Scrapy's randomised delay went down to half the interval, 50 ms here)
-    assert min(gaps) >= 1 / rate - 0.01, sorted(gaps)[:5]
+    # Scrapy's randomised delay went down to half the interval, 50 ms here
+    assert min(gaps) >= 1 / rate - LEEWAY, sorted(gaps)[:5]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
