@@ -72,6 +72,7 @@ def _value(text: str | None, limit: int | None = None) -> dict[str, str] | None:
 def publication_date(pub: Citable) -> dict[str, dict[str, str]] | None:
     """``{year, month, day}`` as precise as the record, zero-padded strings; none before 1900.
 
+    >>> from pubharvest.parsers.records import Publication
     >>> publication_date(Publication(year=2024, date="2024-05-03"))
     {'year': {'value': '2024'}, 'month': {'value': '05'}, 'day': {'value': '03'}}
     """
@@ -151,6 +152,6 @@ def orcid_work(pub: Citable, key: str) -> dict[str, Any] | None:
 
 def missing_id_line(pub: Citable, key: str) -> str:
     """The stderr line for a paper left out of the ORCID works."""
-    why = "no title" if not (pub.title or "").strip() else (
+    why = "no title" if not orcid_text(pub.title or "") else (
         "nothing names it for ORCID (no DOI, arXiv id, patent or report number, ISBN, site id or URL)")
     return f"pubharvest: warning: orcid: {key}: left out: {why}"
