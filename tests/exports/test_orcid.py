@@ -12,15 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, corpus_dir
+from conftest import FIXTURES
 from orcid_xml import element_paths, schema_errors, work_xml
-from test_consumers import corpus_pages
-from test_fixtures import PAIRS
+from test_consumers import PAGES, publications
 
 import pubharvest.parsers as parsers
 from pubharvest.citable import Citable
 from pubharvest.cli import main
-from pubharvest.errors import PubharvestError
 from pubharvest.keys import Keys
 from pubharvest.orcid import orcid_work
 from pubharvest.parsers.records import Publication, PublicationIds
@@ -86,20 +84,6 @@ def test_the_schema_refuses_a_broken_sample(broken: Any, orcid_folder: Path) -> 
 
 # --- works of every page -----------------------------------------------------------------------------
 
-PAGES = [pytest.param(page, id=str(page.relative_to(FIXTURES))) for page, _ in PAIRS]
-PAGES += [pytest.param(Path(corpus_dir() or ".") / name, id=name, marks=pytest.mark.corpus) for name in corpus_pages()]
-
-
-def publications(page: Path) -> list[Publication]:
-    try:
-        result = parsers.parse(page.read_bytes())
-    except PubharvestError as error:
-        pytest.skip(f"{page.name}: refused as {error.code}, no records to export")
-    if not result.publications:
-        pytest.skip(f"{page.name}: a {result.page} page without publications")
-    return result.publications
-
-
 def names_the_paper(pub: Citable) -> bool:
     """Whether a record holds something ORCID can take as the work's own id (docs/exports.md#orcid-works)."""
     ids = pub.ids
@@ -114,7 +98,7 @@ def has_title(pub: Citable) -> bool:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_works_of_every_page_are_valid_orcid_works(page: Path, orcid_folder: Path) -> None:
-    assert_valid_works(publications(page), orcid_folder)
+    assert_valid_works(list(publications(page)), orcid_folder)
 
 
 def assert_valid_works(pubs: list[Publication], orcid_folder: Path) -> None:

@@ -13,16 +13,14 @@ from pathlib import Path
 
 import pytest
 import rispy
-from conftest import FIXTURES, corpus_dir
+from conftest import FIXTURES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_consumers import corpus_pages
-from test_fixtures import PAIRS
+from test_consumers import PAGES, publications
 
 import pubharvest.parsers as parsers
 from pubharvest.citable import Citable, shown_title
 from pubharvest.cli import main
-from pubharvest.errors import PubharvestError
 from pubharvest.keys import Keys
 from pubharvest.parsers.records import PageResult, Publication, PublicationIds, Source
 from pubharvest.ris import ris, ris_record
@@ -70,20 +68,6 @@ def assert_authors_in_order(names: list[str], written: list[str]) -> None:
 
 
 # --- every page ----------------------------------------------------------------------------------------
-
-PAGES = [pytest.param(page, id=str(page.relative_to(FIXTURES))) for page, _ in PAIRS]
-PAGES += [pytest.param(Path(corpus_dir() or ".") / name, id=name, marks=pytest.mark.corpus) for name in corpus_pages()]
-
-
-def publications(page: Path) -> list[Publication]:
-    try:
-        result = parsers.parse(page.read_bytes())
-    except PubharvestError as error:
-        pytest.skip(f"{page.name}: refused as {error.code}, no records to export")
-    if not result.publications:
-        pytest.skip(f"{page.name}: a {result.page} page without publications")
-    return result.publications
-
 
 @pytest.mark.parametrize("page", PAGES)
 def test_ris_of_every_page_reads_back_with_rispy(page: Path) -> None:
