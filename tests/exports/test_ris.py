@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def read_back(text: str) -> list[dict]:
     return rispy.loads(text)
 
 
-def assert_reads_back(pubs: list[Citable]) -> None:
+def assert_reads_back(pubs: Sequence[Citable]) -> None:
     text = ris(pubs)
     assert "\r" not in text
     records = read_back(text)

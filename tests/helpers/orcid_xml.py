@@ -69,7 +69,7 @@ def schema_errors(work: dict[str, Any], orcid_folder: Path) -> list[str]:
     schema = work_schema(orcid_folder)
     if schema.validate(work_xml(work)):
         return []
-    return [f"line {error.line}: {error.message}" for error in schema.error_log]
+    return str(schema.error_log).splitlines()  # one line per error: where, and what
 
 
 def element_paths(root: etree._Element) -> set[tuple[str, ...]]:
@@ -80,7 +80,8 @@ def element_paths(root: etree._Element) -> set[tuple[str, ...]]:
     def walk(element: etree._Element, above: tuple[str, ...]) -> None:
         path = (*above, str(element.tag))
         paths.add(path)
-        paths.update((*path, f"@{attribute}") for attribute in element.attrib if not attribute.startswith("{"))
+        attributes = (str(name) for name in element.attrib)
+        paths.update((*path, f"@{attribute}") for attribute in attributes if not attribute.startswith("{"))
         for child in element:
             if isinstance(child.tag, str):
                 walk(child, path)
