@@ -239,6 +239,21 @@ def test_parse_merge_and_store_export_write_ris(capsys: pytest.CaptureFixture[st
     assert "--citations is a table of counts" in capsys.readouterr().err
 
 
+def test_store_export_writes_the_latest_runs_counts_with_its_day(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    from test_report import RUN_DAYS, three_run_store
+
+    store = str(three_run_store(tmp_path / "store.sqlite"))
+    assert main(["store", "export", "--store", store, "-f", "ris"]) == 0
+    records = read_back(capsys.readouterr().out)
+    assert len(records) == 30
+    assert all(re.fullmatch(rf"Cited by: \d+ \(Google Scholar, {RUN_DAYS[2]}\)", record["notes"][0])
+               for record in records)
+    assert main(["store", "export", "--store", store, "-f", "orcid"]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)) + err.count(": left out: ") == 30
+
+
 def pandoc3() -> str | None:
     """pandoc 3 (the first with a RIS reader): pypandoc-binary's, else one on PATH."""
     try:
