@@ -94,9 +94,12 @@ HOSTILE = [
 ]
 
 
-def test_hostile_records_read_back_one_record_each() -> None:
+def test_hostile_records_read_back_one_record_each(tmp_path: Path) -> None:
     assert_reads_back(HOSTILE)
     records = read_back(ris(HOSTILE))
+    # as a file is read (Python's universal newlines would split a value at a \r)
+    (tmp_path / "hostile.ris").write_text(ris(HOSTILE), encoding="utf-8", newline="")
+    assert rispy.load(tmp_path / "hostile.ris", encoding="utf-8") == records
     assert records[1]["title"] == "Augmentative and Alternative Communication:\u2028Potential Contributions"
     assert records[3]["urls"] == ["https://x.org/a%3Bb%20c%20ER%20%20-"]
     assert len(records[5]["title"]) == 5000
