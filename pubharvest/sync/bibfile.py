@@ -119,8 +119,8 @@ class BibDocument:
     def to_bytes(self, text: str | None = None) -> bytes:
         return (BOM if self.bom else b"") + (self.text if text is None else text).encode("utf-8", "surrogateescape")
 
-    def edited(self, additions: Mapping[Entry, Sequence[tuple[str, str]]] = {},  # noqa: B006 (never mutated)
-               updates: Mapping[Field, str] = {}, appended: Sequence[str] = ()) -> bytes:  # noqa: B006
+    def edited(self, additions: Mapping[Entry, Sequence[tuple[str, str]]] = {},
+               updates: Mapping[Field, str] = {}, appended: Sequence[str] = ()) -> bytes:
         """The file with each field of ``updates`` given a new value (``{value}``), the ``(name, value)``
         pairs of ``additions`` added to their entries in each entry's style, and the entries of
         ``appended`` (``@type{key, ...}`` text, a field a line) at the end in the file's style; every
@@ -357,7 +357,7 @@ def entry_style(text: str, entry: Entry) -> Style:
     equals = text[last.name_end:last.value_start]
     if one_line or not lined:
         gap = text[fields[-2].comma_end or fields[-2].value_end:last.start] if len(fields) > 1 else " "
-        return Style(newline, gap if gap.strip() == "" and gap else " ", equals.strip() and equals or "=",
+        return Style(newline, gap if gap.strip() == "" and gap else " ", (equals.strip() and equals) or "=",
                      trailing_comma=trailing, upper=upper, one_line=True)
     indent = _line_prefix(text, lined[-1].start)
     column = _aligned_column(text, lined)
