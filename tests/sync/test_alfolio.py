@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import FIXTURES
 
 from pubharvest.cli import main
 from pubharvest.errors import BadTarget, ExitCode
@@ -16,7 +17,6 @@ from pubharvest.inputs import read_results
 from pubharvest.merge import merge
 from pubharvest.sync import SyncOptions
 from pubharvest.sync.alfolio import AlFolioTarget
-from tests.conftest import FIXTURES
 
 PROFILE = FIXTURES / "scholar/handwritten_ja_profile.html"
 # written by hand from the fixture page (its four rows), in the layout yaml.dump(width=1000, sort_keys=True)
@@ -57,7 +57,8 @@ papers:
     title: BERT-style pretraining for Japanese legal texts
     year: '2023'
 """
-BIB = "---\n---\n\n@inproceedings{yamada2023bert,\n  title={{BERT}-style pretraining for Japanese legal texts},\n  year={2023},\n  selected={true},\n}\n"
+BIB = ("---\n---\n\n@inproceedings{yamada2023bert,\n  title={{BERT}-style pretraining for Japanese legal texts},\n"
+       "  year={2023},\n  selected={true},\n}\n")
 
 
 def site(root: Path) -> Path:

@@ -10,22 +10,23 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from bibbuilder import Built, build, profile_page, publications
 
 from pubharvest.errors import BadTarget
 from pubharvest.merge import merge
-from pubharvest.sync import SyncOptions
+from pubharvest.sync import SyncOptions, SyncPlan
 from pubharvest.sync.bib import COUNT_FIELD, BibTarget
 from pubharvest.sync.bibfile import BibDocument
-from tests.sync.builder import Built, build
 
-OWNED_FIELD = re.compile(r"\b(google_scholar_id|doi|eprint|archiveprefix|pubharvest_citations)\s*=\s*\{[^{}\n]*\}", re.I)
+OWNED = "google_scholar_id|doi|eprint|archiveprefix|pubharvest_citations"
+OWNED_FIELD = re.compile(rf"\b({OWNED})\s*=\s*\{{[^{{}}\n]*\}}", re.I)
 AS_OF = "2026-12-04"
 
 
-def synced(built: Built, path: Path, **options: object) -> tuple[bytes, object]:
+def synced(built: Built, path: Path, add_missing: bool = False) -> tuple[bytes, SyncPlan]:
     path.write_bytes(built.text)
     papers = merge([("profile.html", built.page)]).papers
-    plan = BibTarget().plan(path, papers, [], SyncOptions(as_of=AS_OF, **options))  # type: ignore[arg-type]
+    plan = BibTarget().plan(path, papers, [], SyncOptions(as_of=AS_OF, add_missing=add_missing))
     (change,) = plan.changes
     return change.after, plan
 
@@ -114,8 +115,6 @@ def test_one_paper_more_adds_exactly_that_paper(tmp_path: Path) -> None:
     built = build()
     path = tmp_path / "refs.bib"
     first, _ = synced(built, path, add_missing=True)
-    from tests.sync.builder import profile_page, publications
-
     more = profile_page(publications(71))
     second, plan = synced(Built(text=first, page=more), path, add_missing=True)
     assert len(plan.added) == 1
@@ -149,8 +148,8 @@ def test_biber_finds_no_new_error(tmp_path: Path) -> None:
     (tmp_path / "after.bib").write_bytes(after)
 
     def problems(name: str) -> tuple[list[str], list[str]]:
-        done = subprocess.run(["biber", "--tool", "--validate-datamodel", "--output-file", f"{name}.out", f"{name}.bib"],
-                              cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120)
+        command = ["biber", "--tool", "--validate-datamodel", "--output-file", f"{name}.out", f"{name}.bib"]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120)
         lines = (done.stdout + done.stderr).splitlines()
         strip = re.compile(r"/tmp/\S+|\(\w+\.bib\)|\d+\.utf8|line \d+")
         return ([strip.sub("", line) for line in lines if line.startswith("ERROR")],

@@ -34,7 +34,8 @@ def add(text: str, *pairs: tuple[str, str]) -> str:
     ("@article{k,\n  title = {A},\n}\n", "@article{k,\n  title = {A},\n  doi = {10.1/x},\n}\n"),
     ("@article{k,\n\ttitle={A}\n}\n", "@article{k,\n\ttitle={A},\n\tdoi={10.1/x}\n}\n"),
     ("@article{k,\r\n  title = {A},\r\n}\r\n", "@article{k,\r\n  title = {A},\r\n  doi = {10.1/x},\r\n}\r\n"),
-    ("@ARTICLE{k,\n  TITLE = {A},\n  YEAR = 1999,\n}\n", "@ARTICLE{k,\n  TITLE = {A},\n  YEAR = 1999,\n  DOI = {10.1/x},\n}\n"),
+    ("@ARTICLE{k,\n  TITLE = {A},\n  YEAR = 1999,\n}\n",
+     "@ARTICLE{k,\n  TITLE = {A},\n  YEAR = 1999,\n  DOI = {10.1/x},\n}\n"),
     ("@misc{k, title={A}, year=2001}\n", "@misc{k, title={A}, year=2001, doi={10.1/x}}\n"),
     ("@article{k,\n  year = 2020, % checked\n}\n", "@article{k,\n  year = 2020, % checked\n  doi = {10.1/x},\n}\n"),
     ("@article{k,\n  title     = {A},\n  journal   = {B},\n  year = 2000,\n}\n",
@@ -69,7 +70,7 @@ def test_an_entry_without_a_key_is_read_and_never_edited() -> None:
 @pytest.mark.parametrize("data", [b"\x00binary", b"@article{k, title = {A}", b"@article{k title = {A}}",
                                   b'@article{k, title = "A}', b"@article{k, title = {A} {B}}"])
 def test_what_bibtex_cannot_read_is_refused_with_its_line(data: bytes) -> None:
-    with pytest.raises(BadTarget, match="line 1|binary"):
+    with pytest.raises(BadTarget, match=r"line 1|binary"):
         BibDocument.parse(data)
 
 

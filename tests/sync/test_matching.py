@@ -7,9 +7,11 @@ from pubharvest.parsers.records import PublicationIds
 from pubharvest.sync.matching import EntryFacts, match_entries
 
 
-def paper(key: str, title: str, year: int | None, **ids: str) -> Paper:
-    return Paper(key=key, title=title, year=year, ids=PublicationIds(**ids),
-                 sources=[SourceRecord(site="scholar", title=title, year=year, ids=PublicationIds(**ids))])
+def paper(key: str, title: str, year: int | None, doi: str | None = None, arxiv: str | None = None,
+          scholar: str | None = None) -> Paper:
+    ids = PublicationIds(doi=doi, arxiv=arxiv, scholar=scholar)
+    return Paper(key=key, title=title, year=year, ids=ids, sources=[SourceRecord(site="scholar", title=title,
+                                                                                 year=year, ids=ids)])
 
 
 PAPERS = [paper("doi", "Alpha beta", 2020, doi="10.1/AbC"),
