@@ -6,11 +6,13 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import FIXTURES
 
 from pubharvest.cli import main
 from pubharvest.errors import ExitCode
+from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds
 
 JA = str(FIXTURES / "scholar/handwritten_ja_profile.html")
 SHOW_MORE = str(FIXTURES / "scholar/handwritten_show_more.page.json")  # more rows of the same profile
@@ -56,15 +58,21 @@ def test_a_bad_path_is_one_line_exit_7_and_nothing_written(tmp_path: Path, capsy
 
 
 def test_several_people_need_person(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    other = str(FIXTURES / "scholar/handwritten_coauthors_dialog.html")
+    other = tmp_path / "other.json"  # records of someone else's profile, as `pubharvest parse` writes them
+    other.write_bytes(msgspec.json.encode(PageResult(
+        site="scholar", page="profile", profile=Profile(name="Otto Other", ids=Ids(scholar="OtherPAAAAJ")),
+        publications=[Publication(title="Glacial erosion", year=2001, ids=PublicationIds(scholar="OtherPAAAAJ:x"))])))
     path = tmp_path / "refs.bib"
     path.write_bytes(BIB)
-    code = main(["sync", "bib", str(path), JA, other])
-    err = capsys.readouterr().err
-    if code == ExitCode.OK:
-        pytest.skip("the co-author dialog fixture names no second person")
-    assert code == ExitCode.USAGE and "choose one with --person" in err and "山田 花子" in err
-    assert main(["sync", "bib", str(path), JA, other, "--person", "Yamada12AAAAJ"]) == ExitCode.OK
+    assert main(["sync", "bib", str(path), JA, str(other)]) == ExitCode.USAGE
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == ("pubharvest sync: the inputs show 2 people; choose one with --person: "
+                   "Otto Other (scholar OtherPAAAAJ); "
+                   "山田 花子 (scholar Yamada12AAAAJ, scholar_org 1234567890123456789)")
+    assert path.read_bytes() == BIB
+    assert main(["sync", "bib", str(path), JA, str(other), "--person", "otto other", "--add-missing"]) == ExitCode.OK
+    assert b"Glacial erosion" in path.read_bytes() and b"u5HHmVD_uO8C" not in path.read_bytes()
+    assert main(["sync", "bib", str(path), JA, str(other), "--person", "Yamada12AAAAJ"]) == ExitCode.OK
     assert b"u5HHmVD_uO8C" in path.read_bytes()
 
 
