@@ -58,6 +58,11 @@ def read_bib(path: Path) -> bytes | None:
     """The bytes of the ``.bib`` at ``path`` (None: no such file); ``BadTarget`` for a folder or what cannot be read."""
     if path.is_dir():
         raise BadTarget(f"{path} is a folder; the bib target syncs one .bib file (al-folio syncs a site's folder)")
+    return read_target_file(path)
+
+
+def read_target_file(path: Path) -> bytes | None:
+    """The bytes of a target's file (None: no such file); ``BadTarget`` when it cannot be read."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
