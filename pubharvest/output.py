@@ -255,7 +255,7 @@ def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]]
     with _sigterm_interrupts() as signalled:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-            _copy_owner_and_mode(fd, target)
+            copy_owner_and_mode(fd, target)
             with io.open(fd, "w", encoding="utf-8", newline="") as stream:
                 yield from _writing(stream, writers[fmt])
                 os.fsync(stream.fileno())
@@ -275,7 +275,7 @@ def _writing(stream: IO[str], writer_type: type[_Writer]) -> Iterator[_Writer]:
     stream.flush()
 
 
-def _copy_owner_and_mode(fd: int, target: Path) -> None:
+def copy_owner_and_mode(fd: int, target: Path) -> None:
     """Give the file open as ``fd`` the owner (where allowed) and mode of ``target``, when it exists."""
     try:
         old = os.stat(target)
