@@ -154,6 +154,19 @@ def container_title(pub: Citable) -> str | None:
     return citable_parts(pub).container
 
 
+def shown_container(pub: Citable) -> str | None:
+    """Where a paper appeared, as a format's one container field shows it: the container title, else
+    the venue as written for a preprint ("arXiv preprint arXiv:2101.06840") or a paper of unknown type.
+
+    >>> shown_container(Publication(type="article", venue="bioRxiv"))
+    'bioRxiv'
+    >>> shown_container(Publication(venue="Nature 3 (1), 2-9"))
+    'Nature'
+    """
+    kind = csl_type(pub)
+    return container_title(pub) or (pub.venue if kind in (PREPRINT, None) else None)
+
+
 def document_number(pub: Citable) -> str | None:
     """A report's or a patent's number, for the types that have one."""
     kind = csl_type(pub)

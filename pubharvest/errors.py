@@ -37,7 +37,9 @@ Exception hierarchy::
     ├── MissingDependency                "missing_dependency": an optional extra is not installed
     ├── OutOfRange                       "out_of_range": a value no store column holds (a count past 2^63, NUL in text)
     ├── InternalError                    "internal_error": an exception pubharvest did not foresee (a bug)
-    └── StoreError                       "store_error": a store that cannot be opened
+    ├── StoreError                       "store_error": a store that cannot be opened
+    ├── BadTarget                        "bad_target": a sync target's path that is not what it reads
+    └── TargetChanged                    "target_changed": a file a sync planned changed before it was written
 
 ``HostBlocked`` and ``NotFound`` are also ``FetchError``, so a scraper catches one family:
 
@@ -61,7 +63,7 @@ __all__ = [
     "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "BadEncoding", "HttpError",
     "HostBlocked", "NotFound", "RobotsDisallowed",
     "NoPages", "JobError", "NotOurFile", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
-    "PARSE_CODES", "ExitCode",
+    "BadTarget", "TargetChanged", "PARSE_CODES", "ExitCode",
 ]
 
 
@@ -287,6 +289,20 @@ class StoreError(PubharvestError):
     code = "store_error"
 
 
+class BadTarget(PubharvestError):
+    """What ``pubharvest sync`` is pointed at is not what the target reads (a folder where a ``.bib``
+    file goes, a binary file, a ``.bib`` that does not parse): nothing is written."""
+
+    code = "bad_target"
+
+
+class TargetChanged(PubharvestError):
+    """A file of a sync target whose bytes changed between planning and writing (an editor saved it):
+    refused, never overwritten; a rerun plans from what is there now."""
+
+    code = "target_changed"
+
+
 PARSE_CODES: tuple[str, ...] = tuple(
     cls.code for cls in (Empty, Binary, Truncated, Blocked, NotFoundOrPrivate, Unrecognised, LayoutChanged)
 )
@@ -306,5 +322,7 @@ class ExitCode(IntEnum):
     UNREACHABLE = 4  # no host could be reached and no target got a record
     NOT_OUR_FILE = 5  # a file of the job holds another writer's data: refused, nothing cut; nothing ran
     BAD_RECORDS = 6  # a file of records was refused whole (bad_records, too_deep); the other inputs were read
+    BAD_TARGET = 7  # sync: the target's path is not what the target reads; nothing was written
+    TARGET_CHANGED = 8  # sync: a target file changed while the sync ran; it was not overwritten
     INTERRUPTED = 130  # stopped by Ctrl-C; what was committed stays, a rerun resumes
     TERMINATED = 143  # stopped by SIGTERM (128 + 15), as gracefully as by Ctrl-C

@@ -70,6 +70,7 @@ NAME_REASON = "name_coauthors"
 MIN_SHARED_COAUTHORS = 2
 _CUT_TITLE = ("...", "…")  # a cut title's mark, with or without a (no-break) space before it
 _MIN_PREFIX_KEY = 10
+MAX_TITLE_YEAR_GAP = 1  # titles join papers whose years are at most this far apart
 # A join made: (source index, source index, reason, value)
 Join = tuple[int, int, str, str | None]
 _Ids = TypeVar("_Ids", Ids, PublicationIds)
@@ -336,7 +337,12 @@ def _when(result: PageResult) -> tuple[str | None, str | None]:
     return (source.run, source.fetched_at) if source else (None, None)
 
 
-def _normalised_id(kind: str, value: str) -> str:
+def normalised_id(kind: str, value: str) -> str:
+    """``value``, an identifier of ``kind``, spelt as every site's spelling of it is (for joining).
+
+    >>> normalised_id("doi", "10.1145/ABC"), normalised_id("scholar", "AbC:dEf")
+    ('10.1145/abc', 'AbC:dEf')
+    """
     if kind in ("isbn", "patent_number"):
         return "".join(ch for ch in value.upper() if ch.isalnum())
     # DOIs are case-insensitive by definition; the sites' own ids (Scholar's) are not
@@ -350,7 +356,7 @@ def paper_ids(source: SourceRecord) -> dict[str, str]:
     >>> paper_ids(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")))
     {'isbn': '9781467388153'}
     """
-    return {kind: _normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
+    return {kind: normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
 
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord], ids: Sequence[dict[str, str]]) -> None:
@@ -396,7 +402,7 @@ def _join_cut_titles(groups: _Groups, sources: Sequence[SourceRecord], keys: Seq
             continue
         j = _sole_paper(groups, i, _longer_with_prefix(keys[i], sorted_keys, ordered))
         if j is not None:
-            groups.join(j, i, "title_prefix", keys[i], same_listing_ok=False, max_year_gap=1)
+            groups.join(j, i, "title_prefix", keys[i], same_listing_ok=False, max_year_gap=MAX_TITLE_YEAR_GAP)
 
 
 def _sole_paper(groups: _Groups, i: int, candidates: Iterable[int]) -> int | None:
@@ -408,7 +414,7 @@ def _sole_paper(groups: _Groups, i: int, candidates: Iterable[int]) -> int | Non
         if root == own or root in seen:
             continue
         seen.add(root)
-        if groups.conflicts(own, root, same_listing_ok=False, max_year_gap=1):
+        if groups.conflicts(own, root, same_listing_ok=False, max_year_gap=MAX_TITLE_YEAR_GAP):
             continue
         if found is not None:
             return None
@@ -451,7 +457,7 @@ def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
                 continue
             roots.add(root)
             kept.append(j)
-            if groups.join(j, i, "title_year", key, same_listing_ok=False, max_year_gap=1):
+            if groups.join(j, i, "title_year", key, same_listing_ok=False, max_year_gap=MAX_TITLE_YEAR_GAP):
                 kept += earlier[at + 1:]
                 break
         else:

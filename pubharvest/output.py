@@ -1,4 +1,4 @@
-"""Writing page results (or merged records) as JSON, JSON Lines, BibTeX or CSL-JSON, to stdout or
+"""Writing page results (or merged records) as JSON, JSON Lines, BibTeX, CSL-JSON, RIS or ORCID works, to stdout or
 atomically to a file; and the spreadsheet-safe CSV that every table's CSV writer (``pubharvest.tables``)
 is written with.
 
@@ -122,12 +122,13 @@ class _CitationWriter(_Writer):
         self.keys = Keys()
 
     def write(self, result: PageResult | MergeResult) -> None:
+        page = result if isinstance(result, PageResult) else None
         for pub in citables(result):
-            self.write_item(pub, self.keys.key(pub))
+            self.write_item(pub, self.keys.key(pub), page)
 
     @abc.abstractmethod
-    def write_item(self, pub: Citable, key: str) -> None:
-        """Write one entry, under ``key``."""
+    def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
+        """Write one entry, under ``key``; ``page`` is the page result it came on (None for a merged paper)."""
 
 
 class BibtexWriter(_CitationWriter):
@@ -139,7 +140,7 @@ class BibtexWriter(_CitationWriter):
         super().__init__(stream)
         self.entry = bibtex_entry
 
-    def write_item(self, pub: Citable, key: str) -> None:
+    def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
         self.stream.write(self.entry(pub, key) + "\n\n")
 
 
@@ -154,8 +155,42 @@ class CslJsonWriter(_CitationWriter, _JsonArray):
         super().__init__(stream)
         self.item, self.encode = csl_item, json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' output
 
-    def write_item(self, pub: Citable, key: str) -> None:
+    def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
         self.append(self.encode(self.item(pub, key)))
+
+
+class RisWriter(_CitationWriter):
+    """RIS records, a blank line after each; the count of each paper with its site and date in a note."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        from .ris import ris_record
+
+        super().__init__(stream)
+        self.record = ris_record
+
+    def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
+        self.stream.write(self.record(pub, key, page) + "\n")
+
+
+class OrcidWriter(_CitationWriter, _JsonArray):
+    """A JSON array of ORCID v3.0 work objects; a paper nothing names for ORCID is left out, with a line
+    on stderr (``pubharvest.orcid``)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        import json
+
+        from .orcid import missing_id_line, orcid_work
+
+        super().__init__(stream)
+        self.work, self.missing = orcid_work, missing_id_line
+        self.encode = json.JSONEncoder(ensure_ascii=False).encode
+
+    def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
+        work = self.work(pub, key)
+        if work is None:
+            print(self.missing(pub, key), file=sys.stderr)
+        else:
+            self.append(self.encode(work))
 
 
 class MergedJsonWriter(_Writer):
@@ -179,10 +214,11 @@ class MergedJsonLinesWriter(_Writer):
 
 
 # The writers of each format (CSV: a table's, from ``tables.table_writers``).
-WRITERS: dict[str, type[_Writer]] = {
-    "json": JsonWriter, "jsonl": JsonLinesWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
+_CITATION_WRITERS: dict[str, type[_Writer]] = {
+    "bibtex": BibtexWriter, "csl-json": CslJsonWriter, "ris": RisWriter, "orcid": OrcidWriter}
+WRITERS: dict[str, type[_Writer]] = {"json": JsonWriter, "jsonl": JsonLinesWriter, **_CITATION_WRITERS}
 MERGED_WRITERS: dict[str, type[_Writer]] = {
-    "json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, "bibtex": BibtexWriter, "csl-json": CslJsonWriter}
+    "json": MergedJsonWriter, "jsonl": MergedJsonLinesWriter, **_CITATION_WRITERS}
 
 
 # Temporary files of ``-o`` are named ``.NAME<TEMP_MARK><pid>``, so that a later run can tell them
@@ -219,7 +255,7 @@ def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]]
     with _sigterm_interrupts() as signalled:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-            _copy_owner_and_mode(fd, target)
+            copy_owner_and_mode(fd, target)
             with io.open(fd, "w", encoding="utf-8", newline="") as stream:
                 yield from _writing(stream, writers[fmt])
                 os.fsync(stream.fileno())
@@ -239,7 +275,7 @@ def _writing(stream: IO[str], writer_type: type[_Writer]) -> Iterator[_Writer]:
     stream.flush()
 
 
-def _copy_owner_and_mode(fd: int, target: Path) -> None:
+def copy_owner_and_mode(fd: int, target: Path) -> None:
     """Give the file open as ``fd`` the owner (where allowed) and mode of ``target``, when it exists."""
     try:
         old = os.stat(target)

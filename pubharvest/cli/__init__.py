@@ -32,6 +32,7 @@ COMMANDS: dict[str, Command] = {
                                 "side)"),
     "scrape": Command("scrape", "fetch profiles politely (a TOML job file, or one --site/--id)"),
     "store": Command("store", "the SQLite store of scraped records"),
+    "sync": Command("sync", "keep a .bib file or a website's publication list in line with the records"),
 }
 
 

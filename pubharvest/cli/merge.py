@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "usage errors.")
     parser.add_argument("paths", nargs="+", metavar="INPUT")
     add_input_options(parser, "json: {profiles, papers}; jsonl: one paper per line; csv: one row per paper "
-                              "(or of --table); bibtex, csl-json: one entry per paper; parquet: one file per "
+                              "(or of --table); bibtex, csl-json, ris: one entry per paper; orcid: a JSON array of "
+                              "ORCID v3.0 works; parquet: one file per "
                               "table, the pages' and the merge's, into the folder -o", "papers")
 
 

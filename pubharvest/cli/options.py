@@ -10,7 +10,9 @@ from pathlib import Path
 
 from ..errors import MAX_INPUT_BYTES, MissingDependency
 
-FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json", "parquet")
+FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json", "ris", "orcid", "parquet")
+# The formats of one entry per paper: what ``store export --citations`` (a table of counts) cannot be
+CITATION_FORMATS = ("bibtex", "csl-json", "ris", "orcid")
 # Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
 # printed: the titles live in the site modules, and importing them all would slow every command's start.
 SITE_TITLES, SITE_NAMES = "{site_titles}", "{site_names}"
@@ -102,6 +104,8 @@ def table_misuse(args: argparse.Namespace) -> str | None:
             return "--table goes with --format csv (parquet writes every table)"
         if getattr(args, "citations", False):
             return "--citations is a table of its own: leave out --table"
+    if getattr(args, "citations", False) and fmt in CITATION_FORMATS:
+        return f"--citations is a table of counts: --format {fmt} writes papers (use jsonl, csv or parquet)"
     if fmt == "parquet":
         if not args.output:
             return "--format parquet writes one file per table into a folder: give -o FOLDER"

@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "errors.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     add_input_options(parser, "json: an array of page results; jsonl: one page result per line; "
-                              "csv: one row per publication (or of --table); bibtex, csl-json: one entry per "
-                              "publication; parquet: one file per table into the folder -o")
+                              "csv: one row per publication (or of --table); bibtex, csl-json, ris: one entry per "
+                              "publication; orcid: a JSON array of ORCID v3.0 works; parquet: one file per table "
+                              "into the folder -o")
 
 
 class _NothingParsed(Exception):

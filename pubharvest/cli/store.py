@@ -23,9 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     export.add_argument("--citations", action="store_true",
                         help="one line per publication per run: how citations grew (with its title and profile)")
-    export.add_argument("--format", "-f", choices=("jsonl", "csv", "parquet"), default="jsonl",
+    export.add_argument("--format", "-f", choices=("jsonl", "csv", "ris", "orcid", "parquet"), default="jsonl",
                         help="jsonl: one record (or history row) per line; csv: one row per publication (or of "
-                             "--table, or of the history); parquet: one file per table (or citation_history) "
+                             "--table, or of the history); ris: one RIS record per publication; orcid: a JSON "
+                             "array of ORCID v3.0 works; parquet: one file per table (or citation_history) "
                              "into the folder -o (default: jsonl)")
     add_table_option(export, "publications")
 

@@ -46,6 +46,7 @@ class SyncPlan:
     unmatched: list[str] = field(default_factory=list)  # the user's entries no paper matched: left alone
     added: list[str] = field(default_factory=list)  # papers' keys given a new entry or file
     missing: list[str] = field(default_factory=list)  # papers' keys with no entry, not added
+    conflicts: list[str] = field(default_factory=list)  # "entry: field: kept X, the records say Y": never changed
 
 
 class Target(Protocol):

@@ -167,7 +167,7 @@ SEED_WARNING = (f"{SEED}: warning: title_looks_like_authors: row 10: the title l
 
 
 @pytest.mark.parametrize("command", ["parse", "merge"])
-@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "bibtex", "csl-json"])
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "bibtex", "csl-json", "ris"])
 def test_warnings_reach_stderr_in_every_format_and_strict_fails(capsys, tmp_path: Path, command: str,
                                                                 fmt: str) -> None:
     assert json.loads((FIXTURES / "scholar" / "003_9ea93ed9343d2054.json").read_text())["warnings"]

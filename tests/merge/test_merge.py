@@ -12,6 +12,7 @@ import jsonschema
 import msgspec
 import pandas as pd
 import pytest
+import rispy
 from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
@@ -229,12 +230,18 @@ def test_merge_reads_parse_output_like_the_pages(capsys, tmp_path: Path, monkeyp
     assert without_inputs(from_jsonl) == without_inputs(from_pages) == without_inputs(from_mixed)
 
 
-@pytest.mark.parametrize("fmt", ["bibtex", "csl-json", "csv", "jsonl"])
+@pytest.mark.parametrize("fmt", ["bibtex", "csl-json", "ris", "orcid", "csv", "jsonl"])
 def test_merge_writes_every_format(capsys, fmt: str, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     code, out, err = run(capsys, "merge", "-f", fmt, *SEEDS)
     assert (code, [line for line in err.splitlines() if ": warning: " not in line]) == (0, [])  # warnings print
-    if fmt == "bibtex":
+    if fmt == "ris":
+        records = rispy.loads(out)
+        assert len(records) == 34 and "ren2021zero" in {record["id"] for record in records}
+    elif fmt == "orcid":  # the seeds' papers that no id names are left out, each with its line
+        left_out = [line for line in err.splitlines() if line.startswith("pubharvest: warning: orcid: ")]
+        assert len(json.loads(out)) + len(left_out) == 34 and left_out
+    elif fmt == "bibtex":
         library = bibtexparser.parse_string(out)
         assert library.failed_blocks == [] and len(library.entries) == 34
         assert {"ren2021zero", "rajbhandari2021zero", "rajbhandari2020zero", "wang2024zero"} <= {
