@@ -35,7 +35,7 @@ Exception hierarchy::
     ├── JobError                         "job_error": a job that cannot run at all
     │   └── NotOurFile                   "not_our_file": a file of the job that another writer grew or owns
     ├── MissingDependency                "missing_dependency": an optional extra is not installed
-    ├── OutOfRange                       "out_of_range": a value no store column holds (a count above 2^63)
+    ├── OutOfRange                       "out_of_range": a value no store column holds (a count past 2^63, NUL in text)
     ├── InternalError                    "internal_error": an exception pubharvest did not foresee (a bug)
     ├── StoreError                       "store_error": a store that cannot be opened
     ├── BadTarget                        "bad_target": a sync target's path that is not what it reads
@@ -270,7 +270,8 @@ class MissingDependency(PubharvestError):
 
 
 class OutOfRange(PubharvestError):
-    """A value that no store column can hold (an integer above 2^63 - 1): the target's record is not stored."""
+    """A value that no store column can hold (an integer above 2^63 - 1, a NUL character in PostgreSQL
+    text): the target's record is not stored; the job goes on with the other targets."""
 
     code = "out_of_range"
 

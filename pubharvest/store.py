@@ -46,7 +46,7 @@ import msgspec.inspect
 from pubharvest.parsers.records import PageResult, PageWarning, Publication, id_value, to_json
 from pubharvest.parsers.warning_codes import Warn, untrusted
 
-from .errors import StoreError
+from .errors import OutOfRange, StoreError
 
 _Struct = TypeVar("_Struct", bound=msgspec.Struct)
 # The values of one statement's placeholders, in order.
@@ -318,6 +318,8 @@ class _Postgres(_Dialect):
         try:
             with connection.transaction():
                 yield _Sql(connection, self)
+        except psycopg.DataError as error:  # this record's values (a NUL in text, a number out of range), rolled back
+            raise OutOfRange(f"the store cannot hold a value of this record: {_first_line(error)}") from error
         except psycopg.Error as error:
             raise StoreError(f"the store ({connection.info.dsn}) failed: {_first_line(error)}") from error
 

@@ -73,6 +73,13 @@ def decoded(chunks: Iterable[bytes], content_encoding: str | None, cap: int) -> 
     return body.end()
 
 
+def accepted() -> str:
+    """An ``Accept-Encoding`` naming the codings this installation decodes (brotli is optional)."""
+    import importlib.util
+
+    return "gzip, deflate" + (", br" if importlib.util.find_spec("brotli") else "")
+
+
 def codings(content_encoding: str | None) -> list[str]:
     """The codings of a ``Content-Encoding`` header, in the order they were applied (identity dropped).
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Self, cast
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy import signals
@@ -30,6 +30,7 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import CrawlerProcess
 from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, DropItem, IgnoreRequest
 from scrapy.http import Request, Response
+from scrapy.http.request import NO_CALLBACK
 from scrapy.spidermiddlewares.httperror import HttpError as ScrapyHttpError
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import CancelledError
@@ -38,6 +39,7 @@ from twisted.internet.error import TimeoutError as TwistedTimeout
 from twisted.python.failure import Failure
 
 from pubharvest.errors import (
+    BadEncoding,
     FetchError,
     HostBlocked,
     HttpError,
@@ -51,8 +53,9 @@ from pubharvest.errors import (
 from pubharvest.errors import RedirectRefused as RedirectRefusedError
 from pubharvest.parsers.records import PageResult, from_json, to_json
 
-from . import sites
+from . import politeness, sites
 from .archive import ArchiveWriter
+from .codings import BadCoding, DecodedBody, TooLargeDecoded, accepted
 from .engine import (
     Blocks,
     Engine,
@@ -61,13 +64,14 @@ from .engine import (
     Outcome,
     Sink,
     Summary,
+    failure_outcome,
+    named_error,
     open_archive,
     refused_message,
     target_end,
     timeout_message,
     too_large_message,
 )
-from .fetch import retry_after_seconds
 from .job import FetchSettings, Job, Target
 from .journal import Ledger
 from .safety import (
@@ -82,7 +86,8 @@ from .safety import (
 
 CLAIM = "pubharvest_claim"  # request.meta: the Redis queue entry a worker holds for this request
 ARCHIVED = "pubharvest_archived"  # request.meta: the WARC-Record-ID of the request's response
-BLOCKED = "pubharvest_blocked"  # request.meta: HostGate's verdict on the response (a reason, or None)
+ROBOTS = "pubharvest_robots"  # request.meta: a robots.txt request, which RobotsGate lets through
+ACCEPT_ENCODING = accepted()  # what HostGate decodes
 RETRY_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 
 
@@ -127,6 +132,8 @@ class ProfileSpider(scrapy.Spider):
         self.stop_host = engine.stop_host
         self.close_reason: str | None = None
         self.host_slots: dict[str, asyncio.Semaphore] = {}  # per_host, held by HostGate while a request is out
+        self.paces: dict[str, politeness.Pace] = {}  # each host's clock, as the httpx engine keeps it
+        self.site_hosts = {sites.host_of(self.job.base_url(s)): s for s in sites.SITES}
         self.sent = 0  # requests that reached a server, as the server counts them (robots.txt and retries too)
         self.guard = AddressGuard([self.job.base_url(s) for s in sites.SITES])
         # Twisted takes no user-info in a URL: it goes as the Authorization header httpx would send
@@ -152,29 +159,34 @@ class ProfileSpider(scrapy.Spider):
 
     def parse_page(self, response: Response, target: str, pages: list[bytes],
                    archived: list[str], todo: list[str] | None = None) -> Iterator[Request | Finished]:
-        """The next page's request, or the target's ``Finished`` item."""
+        """The next page's request, or the target's ``Finished`` item; anything unforeseen is the
+        target's named outcome (``engine.named_error``), never the crawl's end."""
         claim = response.meta.get(CLAIM)
+        try:
+            yield self.after_page(response, target, pages, archived, todo, claim)
+        except Exception as unforeseen:
+            yield self.end(target, pages, archived, named_error(unforeseen, f"fetching {target}"), claim)
+
+    def after_page(self, response: Response, target: str, pages: list[bytes], archived: list[str],
+                   todo: list[str] | None, claim: bytes | None) -> Request | Finished:
         site = sites.SITES[self.targets[target].site]
-        try:  # a block page the middleware did not know stops the host all the same
+        try:  # a block page the gate did not know stops the host all the same
             result = self.engine.parse_page(response.body, response.url, response.headers.get("Content-Type"))
         except PubharvestError as error:
             if todo is not None and not isinstance(error, HostBlocked):  # a completing page: that part is missing
                 missing = to_json(sites.missing_part(site.name, redact_url(response.url), error))
-                yield self.next_part(target, [*pages, missing], archived, todo, claim)
-            else:
-                yield self.end(target, pages, archived, error, claim)
-            return
+                return self.next_part(target, [*pages, missing], archived, todo, claim)
+            return self.end(target, pages, archived, error, claim)
         previous = [from_json(pages[-1])] if pages else []
         pages = [*pages, to_json(result)]
         archived = [*archived, response.meta[ARCHIVED]] if ARCHIVED in response.meta else archived
         if todo is None:
             next_url = sites.next_page(site, response.url, [*previous, result])
             if next_url is not None:
-                yield self.page_request(next_url, target, pages, archived, claim)
-                return
+                return self.page_request(next_url, target, pages, archived, claim)
             todo = site.completion_urls([from_json(page) for page in pages], self.job.complete,
                                         self.job.base_url(site.name)) if self.job.complete else []
-        yield self.next_part(target, pages, archived, todo, claim)
+        return self.next_part(target, pages, archived, todo, claim)
 
     def next_part(self, target: str, pages: list[bytes], archived: list[str], todo: list[str],
                   claim: bytes | None) -> Request | Finished:
@@ -199,23 +211,72 @@ class ProfileSpider(scrapy.Spider):
     def end(self, target: str, pages: list[bytes], archived: list[str], error: PubharvestError | None,
             claim: bytes | None) -> Finished:
         """A target's ``Finished`` item, from its pages and the error that stopped them (None: the last page)."""
-        record, outcome = target_end(self.targets[target], [from_json(page) for page in pages], error)
+        try:
+            record, outcome = target_end(self.targets[target], [from_json(page) for page in pages], error)
+        except Exception as unforeseen:  # as the httpx runner's last resort: the target's outcome only
+            record, outcome = None, failure_outcome(self.targets[target], named_error(unforeseen, f"merging {target}"))
         return Finished(target, outcome, record, claim, tuple(archived))
+
+    def pace(self, host: str) -> politeness.Pace:
+        """``host``'s clock: its interval from the job's rate (or its site's), lengthened by a Crawl-delay."""
+        if host not in self.paces:
+            fetch = self.job.fetch
+            rate = fetch.site_rates.get(self.site_hosts.get(host, ""), fetch.rate)
+            self.paces[host] = politeness.Pace(1.0 / rate if rate > 0 else 0.0, fetch.jitter)
+        return self.paces[host]
+
+    def archive_exchange(self, request: Request, response: Response | None) -> None:
+        """Write a request and its response (or, when none came, the request alone) to the job's archive,
+        credentials redacted, as the httpx engine does; the response's record id goes in ``request.meta``."""
+        archive = self.engine.archive
+        if archive is None:
+            return
+        sent = redact_headers(_headers(request.headers))
+        if response is None:
+            archive.exchange("GET", redact_url(request.url), sent)
+            return
+        request.meta[ARCHIVED] = archive.make_id()
+        archive.exchange("GET", redact_url(request.url), sent, response.status, _reason(response.status),
+                         redact_headers(_headers(response.headers)), response.body, request.meta[ARCHIVED])
+
+    def judge(self, host: str, request: Request, response: Response) -> None:
+        """Act on a response as the httpx engine's ``Fetcher._judge`` does: a block stops the host; a 429
+        or 5xx holds it for its ``Retry-After`` (past ``max_retry_after``: stops it); a redirect that is
+        not followed is refused here, before Scrapy builds a request of its ``Location``."""
+        location = redirect_location(response)
+        reason = sites.block_reason(response.status, location or response.url, response.body, ok_pages=True)
+        if reason:
+            self.stop_host(host, reason)
+            raise HostStopped(f"{host}: {reason}")
+        status = response.status
+        if status == 429 or status >= 500:
+            hold = politeness.hold_for(status, response.headers.get("Retry-After"), self.job.fetch.max_retry_after)
+            if hold.note:
+                self.on_event("note", host=host, message=f"{redact_url(response.url)}: {hold.note}")
+            if hold.refusal:
+                self.stop_host(host, hold.refusal)
+                raise HostStopped(f"{host}: {self.blocks.reason(host)}")
+            if hold.seconds is not None:
+                self.blocks.hold(host, time.time() + hold.seconds)
+        target = request.cb_kwargs.get("target")
+        if location is not None and target in self.targets:
+            self.refuse_redirect(target, location)
+
+    def refuse_redirect(self, target: str, location: str) -> None:
+        """Raise when a redirect of ``target`` to ``location`` is not followed (as ``Runner.fetch`` decides)."""
+        site = sites.SITES[self.targets[target].site]
+        refusal = site.redirect_refusal(location)
+        if refusal:
+            raise RedirectRefused(refusal)
+        first = site.first_url(self.targets[target], self.job.base_url(site.name))
+        allowed = site_hosts(site.name, self.job.base_url(site.name)) | {sites.host_of(first)}
+        refusal = redirect_refusal(location, allowed)
+        if refusal:
+            raise Refused(RedirectRefusedError(refusal))
 
     def refuse_if_blocked(self, host: str) -> None:
         if self.blocks.reason(host):
             raise HostStopped(refused_message(host))
-
-    def respect_retry_after(self, request: Request, response: Response) -> None:
-        """Hold the host for a ``Retry-After``; one longer than the job's patience is not retried."""
-        header = response.headers.get("Retry-After")
-        wait = retry_after_seconds(header.decode("latin-1") if header else None)
-        if wait is None:
-            return
-        if wait > self.job.fetch.max_retry_after:
-            request.meta["dont_retry"] = True
-        else:
-            self.blocks.hold(sites.host_of(response.url), time.time() + wait)
 
     def closed(self, reason: str) -> None:
         self.close_reason = reason
@@ -223,7 +284,11 @@ class ProfileSpider(scrapy.Spider):
 
 def fetch_error(failure: Failure, fetch: FetchSettings | None = None) -> FetchError:
     """The pubharvest error for a Scrapy failure, so that outcomes read as the httpx runner's do."""
-    error, url = failure.value, failed_request(failure).url
+    return error_of(failure.value, failed_request(failure).url, fetch)
+
+
+def error_of(error: BaseException, url: str, fetch: FetchSettings | None = None) -> FetchError:
+    """The pubharvest error for what fetching ``url`` raised in Scrapy."""
     shown = redact_url(url)
     if isinstance(error, Refused):
         return error.error
@@ -234,16 +299,22 @@ def fetch_error(failure: Failure, fetch: FetchSettings | None = None) -> FetchEr
     if isinstance(error, ScrapyHttpError):
         status = error.response.status
         return HttpError(f"HTTP {status} from {redact_url(error.response.url)}", status)
-    if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):  # Scrapy's "Forbidden by robots.txt"
-        return RobotsDisallowed(f"robots.txt of {sites.host_of(url)} disallows {shown}")
+    if isinstance(error, IgnoreRequest) and "max redirections" in str(error):  # RedirectMiddleware's limit
+        return NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {shown}")
     if isinstance(error, (DownloadCancelledError, CancelledError)) or "DOWNLOAD_MAXSIZE" in str(error):
         return ResponseTooLarge(too_large_message(shown, fetch.max_bytes if fetch else 0))
     if isinstance(error, (DownloadTimeoutError, TCPTimedOutError, TwistedTimeout)) or "Timeout" in type(error).__name__:
         return TimedOut(timeout_message(shown, fetch.timeout if fetch else 0))
     if isinstance(error, (ConnectError, DNSLookupError)):
         return Unreachable(f"{type(error).__name__} fetching {shown}: {redact_text(str(error)) or 'no detail'}")
+    if type(error).__name__ in _CONNECTION_LOST:  # the httpx engine's ReadError: no answer on that connection
+        return Unreachable(f"{type(error).__name__} fetching {shown}: the connection was lost before an answer")
     return _Failed(f"{type(error).__name__} fetching {shown}: {redact_text(str(error))}")
 
+
+# Scrapy's and Twisted's names for a connection that ended before the whole answer (some are private to Twisted)
+_CONNECTION_LOST = {"DownloadFailedError", "ResponseFailed", "ResponseNeverReceived", "ConnectionLost",
+                    "ConnectionDone"}
 
 
 def failed_request(failure: Failure) -> Request:
@@ -257,12 +328,15 @@ class _Failed(FetchError):
 
 
 class HostGate(HTTP11DownloadHandler):
-    """Scrapy's HTTP(S) handler, judging hosts inside the download slot.
+    """Scrapy's HTTP(S) handler, doing for each request what the httpx engine's ``Fetcher`` does.
 
     A request waits in its host's slot after the downloader middlewares have seen it, so only here
     can a request queued behind a CAPTCHA or a ``Retry-After`` be refused or held before it is
-    sent, as the httpx runner does. The verdict on a response is left in ``request.meta`` for
-    ``BlockMiddleware`` to act on.
+    sent, and only here is the host's pace kept to the moment of sending (``politeness.Pace``, the
+    clock the httpx engine keeps: Scrapy's own download delay, randomised, let requests come closer
+    than the interval). Every exchange is archived here, failed ones and refused redirects too; the
+    body is decoded here within ``max_bytes`` (``codings.DecodedBody``, as by the httpx engine), and a
+    block, a ``Retry-After`` or a redirect not to follow is acted on before any middleware sees it.
     """
 
     async def download_request(self, request: Request) -> Response:
@@ -272,116 +346,170 @@ class HostGate(HTTP11DownloadHandler):
         # the scheduled download starts), so per_host is held here, where a request waiting behind
         # a CAPTCHA is then refused instead of sent
         slots = spider.host_slots.setdefault(host, asyncio.Semaphore(spider.job.fetch.per_host))
+        await back_off(spider, host, request)
         async with slots:
             return await self.send(spider, host, request)
 
     async def send(self, spider: ProfileSpider, host: str, request: Request) -> Response:
-        """The response to ``request``, unless its host blocked the job or asked it to wait (it waits)."""
+        """The response to ``request``, unless its host blocked the job; it waits for the host's pace
+        and any ``Retry-After``."""
         spider.refuse_if_blocked(host)
         wait = spider.blocks.held_until(host) - time.time()
         if wait > 0:  # a Retry-After holds every request to the host, not only the one that got it
             spider.on_event("wait", host=host, seconds=wait)
             await asyncio.sleep(wait)
-            spider.refuse_if_blocked(host)
         try:
             await spider.guard.check(request.url)  # a private address not asked for, a name that does not exist
         except FetchError as error:
             raise Refused(error) from None
+        # booked as late as can be, right before the request goes: Scrapy tells nothing of when it is written
+        await spider.pace(host).turn(lambda wait: spider.on_event("wait", host=host, seconds=wait))
+        spider.refuse_if_blocked(host)
         spider.sent += 1
         spider.on_event("request", url=redact_url(request.url))
-        response = await super().download_request(request)
-        body = _plain_body(response, spider.job.fetch.max_bytes)
-        if body is not None:
-            request.meta[BLOCKED] = sites.block_reason(response.status, response.url, body, ok_pages=True)
-            if request.meta[BLOCKED]:
-                spider.stop_host(host, request.meta[BLOCKED])
-        if response.status in RETRY_CODES:
-            spider.respect_retry_after(request, response)
+        try:
+            response = decoded(await super().download_request(request), spider.job.fetch.max_bytes)
+        except Exception:  # a timeout, a reset, a body past max_bytes or not decodable: the request is archived alone
+            spider.archive_exchange(request, None)
+            raise
+        spider.archive_exchange(request, response)
+        spider.on_event("response", url=redact_url(response.url), status=response.status)
+        spider.judge(host, request, response)
         return response
 
 
-def _plain_body(response: Response, cap: int) -> bytes | None:
-    """The body as the site meant it, or None when its encoding is not one undone here or it is over ``cap``
-    bytes decompressed (never decompressed further: Scrapy's compression middleware then refuses it).
+async def back_off(spider: ProfileSpider, host: str, request: Request) -> None:
+    """Before a retry (Scrapy's ``RetryMiddleware`` counts them in ``retry_times``), wait as the httpx engine
+    does: the host's ``Retry-After`` when one holds it (``send`` waits for that), else ``politeness.backoff``."""
+    retry = request.meta.get("retry_times", 0)
+    if not retry or spider.blocks.held_until(host) > time.time():
+        return
+    fetch = spider.job.fetch
+    wait = politeness.backoff(retry, fetch.backoff, fetch.max_backoff)
+    spider.on_event("retry", reason=f"retrying {redact_url(request.url)}", wait=wait)
+    await asyncio.sleep(wait)
 
-    Requests ask for gzip or deflate only (``Accept-Encoding`` below), which zlib reads (a zlib or gzip header).
-    """
-    encoding = (response.headers.get("Content-Encoding") or b"identity").strip().lower()
-    if encoding == b"identity":
-        return response.body
-    if encoding not in (b"gzip", b"x-gzip", b"deflate"):
-        return None
+
+def decoded(response: Response, cap: int) -> Response:
+    """``response`` with its body decoded as its ``Content-Encoding`` says, within ``cap`` decoded bytes
+    (``codings.DecodedBody``, the ceiling the httpx engine keeps), and that header dropped; ``Refused``
+    with ``too_large`` past the cap, ``bad_encoding`` when the body is not what the header says."""
+    coding = b", ".join(response.headers.getlist("Content-Encoding")).decode("latin-1")
+    if not coding:
+        return response
+    shown = redact_url(response.url)
     try:
-        body = zlib.decompressobj(wbits=zlib.MAX_WBITS | 32).decompress(response.body, cap + 1)
-    except zlib.error:
+        body = DecodedBody(coding, cap)
+        body.feed(response.body)
+        plain = body.end()
+    except TooLargeDecoded:
+        raise Refused(ResponseTooLarge(too_large_message(shown, cap))) from None
+    except BadCoding as error:
+        raise Refused(BadEncoding(f"{shown}: {error}")) from None
+    headers = response.headers.copy()
+    del headers["Content-Encoding"]
+    return response.replace(body=plain, headers=headers)
+
+
+def redirect_location(response: Response) -> str | None:
+    """Where a 3xx points, as an absolute URL; ``Refused`` (``redirect_refused``) when its ``Location`` is
+    no URL at all (as the httpx engine's ``fetch.redirect_location``)."""
+    value = response.headers.get("Location")
+    if not 300 <= response.status < 400 or value is None:
         return None
-    return body if len(body) <= cap else None
+    text = value.decode("latin-1")
+    try:
+        location = response.urljoin(text)
+        _ = urlsplit(location).port  # a bad port or IPv6 literal raises only when asked
+    except ValueError as error:
+        raise Refused(RedirectRefusedError(f"redirect to {redact_text(text)[:200]!r} refused: not a URL ({error})")
+                      ) from None
+    return location
 
 
-class BlockMiddleware:
-    """Turns a block page into a stopped host, instead of retrying into a CAPTCHA.
-
-    Installed at 580: its ``process_response`` runs after decompression (590) and before retries
-    (550), so a CAPTCHA served with 429 or 503 is never retried. It archives every response, acts
-    on ``HostGate``'s verdict (judging itself when the gate could not read the body), and does not
-    follow a redirect to Google's sign-in page.
-    """
+class CrawlerPart:
+    """A component Scrapy builds from the crawler (a middleware, a pipeline), with the job's spider at hand."""
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> BlockMiddleware:
+    def from_crawler(cls, crawler: Any) -> Self:
         return cls(crawler)
 
     @property
     def spider(self) -> ProfileSpider:
         return cast(ProfileSpider, self.crawler.spider)
 
+
+class RobotsGate(CrawlerPart):
+    """robots.txt, read once per host before its first page and judged by ``politeness.robots_rules``,
+    the rule the httpx engine follows: a 4xx means no rules; a 5xx (after retries), no answer, or a
+    body past ``max_bytes`` leaves the host's targets pending with nothing else sent; a Crawl-delay
+    lengthens the host's interval, one past ``max_crawl_delay`` stops the host for this run.
+
+    In place of Scrapy's ``RobotsTxtMiddleware``, which lets every request through when robots.txt
+    fails and ignores Crawl-delay. The robots.txt request goes through the downloader like a page:
+    paced, retried, archived, judged for blocks; it is not redirected (the httpx engine does not
+    follow one either: a redirect means no rules).
+    """
+
+    def __init__(self, crawler: Any) -> None:
+        super().__init__(crawler)
+        self.hosts: dict[str, politeness.Robots] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+
+    async def process_request(self, request: Request) -> None:
+        """None: the request goes on; ``Refused`` when the host's rules forbid it or are unknown."""
+        if self.spider.job.fetch.robots == "ignore" or request.meta.get(ROBOTS):
+            return None
+        host = sites.host_of(request.url)
+        # a lock per host, fair (first come, first served): requests go on in the order they came, the
+        # job's order as in the httpx runner, and none overtakes those waiting for robots.txt
+        async with self.locks.setdefault(host, asyncio.Lock()):
+            if host not in self.hosts:
+                self.hosts[host] = await self.read(host, sites.robots_url(request.url))
+        robots = self.hosts[host]
+        if robots.error is not None:
+            raise Refused(robots.error)
+        if not robots.allows(request.url, self.spider.job.fetch.user_agent):
+            raise Refused(RobotsDisallowed(f"robots.txt of {host} disallows {redact_url(request.url)}"))
+        return None
+
+    async def read(self, host: str, url: str) -> politeness.Robots:
+        spider, fetch = self.spider, self.spider.job.fetch
+        answer: bytes | FetchError
+        try:
+            response = await self.crawler.engine.download_async(
+                Request(url, meta={ROBOTS: True, "dont_redirect": True}, priority=1000, callback=NO_CALLBACK))
+            status = response.status
+            answer = response.body if status < 400 else HttpError(f"HTTP {status} from {redact_url(url)}", status)
+        except Exception as error:  # the request's end after retries: a timeout, a block, too large
+            answer = error_of(error, url, fetch)
+        robots = politeness.robots_rules(host, answer, fetch.user_agent, fetch.max_crawl_delay)
+        if robots.note:
+            spider.on_event("note", host=host, message=robots.note)
+        if robots.refusal:  # a Crawl-delay of a year is not waited for: the host's targets are left for a later run
+            spider.stop_host(host, robots.refusal)
+            return politeness.Robots(error=HostBlocked(f"{host}: {spider.blocks.reason(host)}"))
+        if robots.delay:
+            spider.pace(host).slow_down(robots.delay)
+        return robots
+
+
+class BlockMiddleware(CrawlerPart):
+    """Refuses a redirect that is not to be followed before it is sent (the gate refuses it when the
+    3xx arrives; this catches any other way Scrapy redirects), and sends a ``base_url``'s credentials."""
+
     def process_request(self, request: Request) -> Request | Response | None:
         """None: the request goes on (Scrapy's protocol would take a response or another request instead)."""
         target = request.cb_kwargs.get("target")
         if request.meta.get("redirect_urls") and target in self.spider.targets:
-            self.refuse_redirect(target, request.url)
+            self.spider.refuse_redirect(target, request.url)
         auth = self.spider.credentials.get(sites.host_of(request.url))
         if auth and b"Authorization" not in request.headers:
             request.headers["Authorization"] = auth
         return None
-
-    def refuse_redirect(self, target: str, location: str) -> None:
-        """Raise when a redirect of ``target`` to ``location`` is not followed (as ``Runner.fetch`` decides)."""
-        site = sites.SITES[self.spider.targets[target].site]
-        refusal = site.redirect_refusal(location)
-        if refusal:
-            raise RedirectRefused(refusal)
-        first = site.first_url(self.spider.targets[target], self.spider.job.base_url(site.name))
-        allowed = site_hosts(site.name, self.spider.job.base_url(site.name)) | {sites.host_of(first)}
-        refusal = redirect_refusal(location, allowed)
-        if refusal:
-            raise Refused(RedirectRefusedError(refusal))
-
-    def process_response(self, request: Request, response: Response) -> Response:
-        self.spider.on_event("response", url=redact_url(response.url), status=response.status)
-        archive = self.spider.engine.archive
-        if archive is not None:
-            request.meta[ARCHIVED] = archive.make_id()
-            archive.exchange("GET", redact_url(request.url), redact_headers(_headers(request.headers)),
-                             response.status, _reason(response.status), redact_headers(_headers(response.headers)),
-                             response.body, request.meta[ARCHIVED])
-        target = request.cb_kwargs.get("target")
-        if 300 <= response.status < 400 and "Location" in response.headers and target in self.spider.targets:
-            # a redirect Scrapy did not follow (to another scheme): refused with one line, as by the httpx runner
-            location = response.headers.get("Location") or b""
-            self.refuse_redirect(target, response.urljoin(location.decode("latin-1")))
-        if BLOCKED in request.meta:
-            reason = request.meta.pop(BLOCKED)
-        else:
-            reason = sites.block_reason(response.status, response.url, response.body, ok_pages=True)
-        if reason:
-            host = sites.host_of(response.url)
-            self.spider.stop_host(host, reason)
-            raise HostStopped(f"{host}: {reason}")
-        return response
 
 
 def _headers(headers: Any) -> list[tuple[str, str]]:
@@ -397,15 +525,8 @@ def _reason(status: int) -> str:
         return ""
 
 
-class RecordPipeline:
+class RecordPipeline(CrawlerPart):
     """Hands each ``Finished`` item to the job's sinks and ledger, then releases its queue claim."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> RecordPipeline:
-        return cls(crawler)
 
     def process_item(self, item: Finished) -> Finished:
         engine = self.crawler.spider.engine
@@ -439,26 +560,22 @@ class CrawlEngine(Engine):
     def settings(self) -> dict[str, Any]:
         """Scrapy settings for this job: polite defaults from the job's fetch settings."""
         fetch = self.job.fetch
-        delay = 1.0 / fetch.rate if fetch.rate > 0 else 0.0
         settings = {
             "USER_AGENT": fetch.user_agent,
-            "ROBOTSTXT_OBEY": fetch.robots == "obey",
-            "ROBOTSTXT_USER_AGENT": fetch.user_agent,
-            "DOWNLOAD_DELAY": delay,
-            "RANDOMIZE_DOWNLOAD_DELAY": fetch.jitter > 0,
-            "AUTOTHROTTLE_ENABLED": delay > 0,  # rate = 0 is the job's explicit "no limit"
-            "AUTOTHROTTLE_START_DELAY": delay,
-            "AUTOTHROTTLE_MAX_DELAY": max(fetch.max_backoff, delay),
-            "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
+            "ROBOTSTXT_OBEY": False,  # RobotsGate reads robots.txt as the httpx engine does
+            # pacing is HostGate's (politeness.Pace): Scrapy's own delay, randomised, came closer than the interval
+            "DOWNLOAD_DELAY": 0,
+            "AUTOTHROTTLE_ENABLED": False,
             "CONCURRENT_REQUESTS": fetch.concurrency,
             "CONCURRENT_REQUESTS_PER_DOMAIN": fetch.per_host,
             "DOWNLOAD_TIMEOUT": fetch.timeout,  # Scrapy's covers the whole download, headers and body
-            "DOWNLOAD_MAXSIZE": fetch.max_bytes,  # checked on the wire and again while decompressing
+            "DOWNLOAD_MAXSIZE": fetch.max_bytes,  # on the wire; HostGate caps the decoded bytes
             "DOWNLOAD_WARNSIZE": 0,
             "RETRY_ENABLED": True,
             "RETRY_TIMES": fetch.retries,
             "RETRY_HTTP_CODES": RETRY_CODES,
             "REDIRECT_MAX_TIMES": sites.MAX_REDIRECTS,
+            "METAREFRESH_ENABLED": False,  # the httpx engine follows HTTP redirects only
             "COOKIES_ENABLED": False,
             "TELNETCONSOLE_ENABLED": False,
             "LOG_LEVEL": "ERROR",
@@ -467,9 +584,16 @@ class CrawlEngine(Engine):
             # targets naming one profile are both fetched, as by the httpx runner (workers share
             # scrapy-redis's filter instead, see workers.py)
             "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
-            "DOWNLOADER_MIDDLEWARES": {f"{__name__}.BlockMiddleware": 580},
+            # targets in the job's order, as the httpx runner starts them (Scrapy's default queue is last in, first out)
+            "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+            "DOWNLOADER_MIDDLEWARES": {
+                f"{__name__}.RobotsGate": 100,
+                f"{__name__}.BlockMiddleware": 580,
+                # HostGate decodes within max_bytes: Scrapy's own decompression would see no Content-Encoding
+                "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
+            },
             "DOWNLOAD_HANDLERS": {"http": f"{__name__}.HostGate", "https": f"{__name__}.HostGate"},
-            "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": "gzip, deflate"},  # what HostGate can read
+            "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": ACCEPT_ENCODING},
             "ITEM_PIPELINES": {f"{__name__}.RecordPipeline": 300},
         }
         if self.coordinator is not None:

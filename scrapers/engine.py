@@ -13,6 +13,11 @@ The httpx runner (``runner.py``) and the Scrapy engine (``crawl.py``, and its Re
 
 >>> Summary(run="r", outcomes={"scholar:x": Outcome("scholar:x", "done")}).exit_code
 <ExitCode.OK: 0>
+>>> Summary(run="r", outcomes={"msr:a": Outcome("msr:a", "pending", "unreachable")}).exit_code
+<ExitCode.UNREACHABLE: 4>
+>>> Summary(run="r", outcomes={"msr:a": Outcome("msr:a", "pending", "unreachable"),
+...                            "elamur:b": Outcome("elamur:b", "pending", "http_error")}).exit_code
+<ExitCode.FAILED: 1>
 """
 
 from __future__ import annotations
@@ -101,8 +106,8 @@ class Summary:
             return ExitCode.INTERRUPTED
         if self.blocked:
             return ExitCode.BLOCKED
-        if "unreachable" in codes and not self.counts()["done"] + self.counts()["partial"]:
-            return ExitCode.UNREACHABLE
+        if codes == {"unreachable"} and not self.counts()["done"] + self.counts()["partial"]:
+            return ExitCode.UNREACHABLE  # no host answered at all; a host that answered (a 503) is a 1
         return ExitCode.FAILED if codes else ExitCode.OK
 
     def line(self) -> str:

@@ -1,16 +1,18 @@
 """Fetching politely with one async httpx client: per-host pacing, robots.txt, retries, blocks.
 
-- Pacing: per host, a "not before" clock: each request moves it one interval (1 / rate) plus a
-  random jitter of up to ``jitter`` intervals ahead, so two requests to a host are never closer
-  than the interval; a ``Retry-After`` moves it too, and a robots.txt ``Crawl-delay`` lengthens
-  the interval, so both slow the whole host, not only the request that got them. At most
+- Pacing: per host, a "not before" clock (``politeness.Pace``, shared with the Scrapy engine):
+  each request moves it one interval (1 / rate) plus a random jitter of up to ``jitter``
+  intervals ahead, so two requests to a host are never closer than the interval; a
+  ``Retry-After`` moves it too, and a robots.txt ``Crawl-delay`` lengthens the interval, so both
+  slow the whole host, not only the request that got them. At most
   ``per_host`` requests are in flight per host and ``concurrency`` across all hosts. (A leaky
   bucket such as aiolimiter caps the average rate but lets a jittered request come closer than
   the interval to the next, and has no notion of "not before": it was tried and replaced.)
 - Retries: ``tenacity``, exponential backoff with jitter on timeouts, connection errors, 429 and
   5xx; a ``Retry-After`` (seconds or an HTTP date) replaces the backoff for that wait.
-- robots.txt: read once per host (``protego``) before its first page; 4xx means no rules, 5xx or
-  no answer means the host is unreachable for this run (RFC 9309 says "assume disallowed").
+- robots.txt: read once per host (``protego``) before its first page, judged by
+  ``politeness.robots_rules`` (the rule both engines follow): 4xx means no rules, 5xx or no answer
+  leaves the host's targets pending for this run (RFC 9309 says "assume disallowed").
 - Limits: ``timeout`` bounds a whole request (connecting, headers and body), not each read, so a
   server dripping a byte a second times out; the body is decompressed as it streams in and
   counted, so a gzip bomb or an endless body stops at ``max_bytes`` (``too_large``, not retried).
@@ -25,14 +27,12 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from protego import Protego
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from pubharvest.errors import (
@@ -81,17 +81,10 @@ class Host:
     """What is known about one host during a job: its pace, its robots.txt, whether it blocked us."""
 
     name: str
-    interval: float
+    pace: politeness.Pace
     slots: asyncio.Semaphore
-    not_before: float = 0.0  # time.monotonic() before which no request may be sent to this host
-    pace_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    robots: Protego | None = None
-    robots_error: FetchError | None = None
-    robots_read: bool = False
+    robots: politeness.Robots | None = None
     robots_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    def slow_down(self, interval: float) -> None:
-        self.interval = max(self.interval, interval)
 
 
 class _RetryLater(FetchError):
@@ -123,7 +116,8 @@ class Fetcher:
         if name not in self.hosts:
             rate = self.settings.site_rates.get(self.site_hosts.get(name, ""), self.settings.rate)
             interval = 1.0 / rate if rate > 0 else 0.0
-            self.hosts[name] = Host(name, interval, asyncio.Semaphore(self.settings.per_host))
+            pace = politeness.Pace(interval, self.settings.jitter)
+            self.hosts[name] = Host(name, pace, asyncio.Semaphore(self.settings.per_host))
         return self.hosts[name]
 
     async def check_robots(self, url: str) -> None:
@@ -132,34 +126,29 @@ class Fetcher:
             return
         host = self.host(url)
         async with host.robots_lock:
-            if not host.robots_read:
-                await self._read_robots(host, sites.robots_url(url))
-                host.robots_read = True
-        if host.robots_error is not None:
-            raise host.robots_error
-        if host.robots is not None and not host.robots.can_fetch(url, self.settings.user_agent):
+            if host.robots is None:
+                host.robots = await self._read_robots(host, sites.robots_url(url))
+        if host.robots.error is not None:
+            raise host.robots.error
+        if not host.robots.allows(url, self.settings.user_agent):
             raise RobotsDisallowed(f"robots.txt of {host.name} disallows {redact_url(url)}")
 
-    async def _read_robots(self, host: Host, url: str) -> None:
+    async def _read_robots(self, host: Host, url: str) -> politeness.Robots:
+        """The host's robots.txt as ``politeness.robots_rules`` reads it (the rule both engines follow)."""
+        answer: bytes | FetchError
         try:
-            response = await self.get(url, check_robots=False)
-        except HttpError as error:
-            if not error.transient:  # a 4xx: no robots.txt, no rules
-                return
-            host.robots_error = Unreachable(f"robots.txt of {host.name} answered HTTP {error.status}; "
-                                            "not fetching from a host whose rules are unknown")
-            return
-        except FetchError as error:  # unreachable, or blocked: its pages fail the same way
-            host.robots_error = error
-            return
-        host.robots = Protego.parse(response.body.decode("utf-8", "replace"))
-        delay = politeness.crawl_delay(host.robots.crawl_delay(self.settings.user_agent)).seconds
-        refusal = politeness.too_long(delay, self.settings.max_crawl_delay, "max_crawl_delay", "Crawl-delay")
-        if refusal:  # a Crawl-delay of a year is not waited for: the host's targets are left for a later run
-            self.block(host.name, f"robots.txt {refusal}")
-            host.robots_error = HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
-        elif delay:
-            host.slow_down(delay)
+            answer = (await self.get(url, check_robots=False)).body
+        except FetchError as error:
+            answer = error
+        robots = politeness.robots_rules(host.name, answer, self.settings.user_agent, self.settings.max_crawl_delay)
+        if robots.note:
+            self.on_event("note", host=host.name, message=robots.note)
+        if robots.refusal:  # a Crawl-delay of a year is not waited for: the host's targets are left for a later run
+            self.block(host.name, robots.refusal)
+            return politeness.Robots(error=HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}"))
+        if robots.delay:
+            host.pace.slow_down(robots.delay)
+        return robots
 
     async def get(self, url: str, check_robots: bool = True) -> Response:
         """The response for ``url``, retried as configured; raises a ``FetchError`` subclass."""
@@ -183,9 +172,7 @@ class Fetcher:
     def _wait(self, state: RetryCallState) -> float:
         assert state.outcome is not None  # asked after an attempt, which failed
         error = state.outcome.exception()
-        settings = self.settings
-        exponential = settings.backoff * 2 ** (state.attempt_number - 1) + random.uniform(0, settings.backoff)
-        backoff = min(settings.max_backoff, exponential)
+        backoff = politeness.backoff(state.attempt_number, self.settings.backoff, self.settings.max_backoff)
         wait = error.retry_after if isinstance(error, _RetryLater) and error.retry_after is not None else backoff
         self.on_event("retry", reason=str(error), wait=wait)
         return wait
@@ -241,7 +228,7 @@ class Fetcher:
         """
         async def trace(event: str, info: dict[str, Any]) -> None:
             if spacing and event.endswith("send_request_headers.complete"):
-                host.not_before = max(host.not_before, time.monotonic() + spacing)
+                host.pace.book(spacing)
 
         cap, shown = self.settings.max_bytes, redact_url(url)
         async with self.client.stream("GET", url, extensions={"trace": trace}) as response:
@@ -261,15 +248,7 @@ class Fetcher:
 
     async def _pace(self, host: Host) -> float:
         """Wait until ``host`` may get the next request, book the time after it; returns the spacing booked."""
-        async with host.pace_lock:
-            wait = host.not_before - time.monotonic()
-            while wait > 0:  # a Retry-After may push the clock on while we sleep
-                self.on_event("wait", host=host.name, seconds=wait)
-                await asyncio.sleep(wait)
-                wait = host.not_before - time.monotonic()
-            spacing = host.interval * (1 + random.uniform(0, self.settings.jitter)) if host.interval else 0.0
-            host.not_before = max(host.not_before, time.monotonic() + spacing)
-            return spacing
+        return await host.pace.turn(lambda wait: self.on_event("wait", host=host.name, seconds=wait))
 
     def _judge(self, host: Host, url: str, response: httpx.Response, body: bytes, record_id: str | None) -> Response:
         status, shown = response.status_code, redact_url(url)
@@ -279,17 +258,15 @@ class Fetcher:
             self.block(host.name, reason)
             raise HostBlocked(f"{host.name}: {reason}")
         if status == 429 or status >= 500:
-            asked = politeness.retry_after(response.headers.get("retry-after"))
-            if asked.note:
-                self.on_event("note", host=host.name, message=f"{shown}: {asked.note}")
-            retry_after = asked.seconds
-            refusal = politeness.too_long(retry_after, self.settings.max_retry_after, "max_retry_after", "Retry-After")
-            if refusal:
-                self.block(host.name, f"HTTP {status} {refusal}")
+            hold = politeness.hold_for(status, response.headers.get("retry-after"), self.settings.max_retry_after)
+            if hold.note:
+                self.on_event("note", host=host.name, message=f"{shown}: {hold.note}")
+            if hold.refusal:
+                self.block(host.name, hold.refusal)
                 raise HostBlocked(f"{host.name}: {self.blocks.reason(host.name)}")
-            if retry_after is not None:
-                host.not_before = max(host.not_before, time.monotonic() + retry_after)
-            raise _RetryLater(HttpError(f"HTTP {status} from {shown}", status), retry_after)
+            if hold.seconds is not None:
+                host.pace.hold(hold.seconds)
+            raise _RetryLater(HttpError(f"HTTP {status} from {shown}", status), hold.seconds)
         if status >= 400:
             raise HttpError(f"HTTP {status} from {shown}", status)
         return Response(str(response.url), status, body, record_id, location,
@@ -331,11 +308,3 @@ def redirect_location(response: httpx.Response) -> str | None:
     except (httpx.InvalidURL, ValueError) as error:
         raise RedirectRefused(f"redirect to {redact_text(value)[:200]!r} refused: not a URL ({error})") from None
 
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header, read by shape (``politeness.retry_after``), else None.
-
-    >>> retry_after_seconds("7"), retry_after_seconds(None), retry_after_seconds("soon"), retry_after_seconds("²")
-    (7.0, None, None, None)
-    """
-    return politeness.retry_after(value).seconds

@@ -56,3 +56,14 @@ def without_when(record: dict) -> dict:
 def lines_without_when(text: str) -> list[str]:
     """The JSON Lines of ``text``, each ``without_when``, sorted."""
     return sorted(json.dumps(without_when(json.loads(line))) for line in text.splitlines())
+
+
+def run_engine(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
+    """``pubharvest scrape JOB`` under ``engine``: exit code and stderr (Scrapy in a subprocess: one reactor each)."""
+    if engine == "httpx":
+        return scrape(capsys, job, *args)
+    pytest.importorskip("scrapy")
+    from scrapyjobs import run_cli
+
+    done = run_cli("scrape", str(job), "--engine", "scrapy", *args)
+    return done.returncode, done.stderr

@@ -33,6 +33,26 @@ def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None)
                           env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
+# The same, noting at exit the process's own peak resident memory (Linux's VmHWM, of this program's memory
+# map: ru_maxrss from wait4 would report the test process's peak instead, carried over fork and exec).
+_WITH_PEAK = ("import atexit, os\n"
+              "def note():\n"
+              "    peak = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+              "    open(os.environ['PUBHARVEST_TEST_PEAK'], 'w').write(peak.split()[1])\n"
+              "atexit.register(note)\n" + _WITH_CTRL_C)
+
+
+def run_cli_peak(*args: str, timeout: float = 300) -> tuple[int, str, int]:
+    """``pubharvest ARGS`` in a subprocess: exit code, stderr, and the process's own peak memory in bytes."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
+        done = subprocess.run([sys.executable, "-c", _WITH_PEAK, *args], capture_output=True, text=True,
+                              timeout=timeout, env={**os.environ, "PUBHARVEST_TEST_PEAK": str(peak)}, cwd=ROOT)
+        return done.returncode, done.stderr, int(peak.read_text()) * 1024
+
+
 def start_cli(*args: str, env: dict[str, str] | None = None, log: Path | None = None) -> subprocess.Popen:
     stream = open(log, "w") if log else subprocess.DEVNULL
     return subprocess.Popen(cli(*args), stdout=stream, stderr=stream, env={**os.environ, **(env or {})}, cwd=ROOT)

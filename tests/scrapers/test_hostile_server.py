@@ -13,20 +13,10 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite
-from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, scrape, write_job
+from scrapejobs import ENGINES, SCHOLAR_A, SCHOLAR_B, SCHOLAR_C, records, write_job
+from scrapejobs import run_engine as run
 
 from pubharvest.cli import main
-
-
-def run(engine: str, capsys, job: Path, *args: str) -> tuple[int, str]:
-    """``pubharvest scrape JOB`` under ``engine``: exit code and stderr (Scrapy in a subprocess: one reactor each)."""
-    if engine == "httpx":
-        return scrape(capsys, job, *args)
-    pytest.importorskip("scrapy")
-    from scrapyjobs import run_cli
-
-    done = run_cli("scrape", str(job), "--engine", "scrapy", *args)
-    return done.returncode, done.stderr
 
 
 @pytest.fixture
@@ -234,3 +224,37 @@ def test_nothing_is_sent_after_a_captcha_with_per_host_1(engine, site, tmp_path:
     assert code == 3, err
     assert users[1] in site.log[-1][1], "the CAPTCHA was the last request the host saw"
     assert f"1 done, 5 pending; 1 pages, {len(site.log)} requests" in err
+
+
+def archived(path: Path) -> list[tuple[str, str, int | None]]:
+    """The request and response records of a WARC: (type, URI, status), in order."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(path, "rb") as stream:
+        return [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"),
+                 int(r.http_headers.get_statuscode()) if r.rec_type == "response" else None)
+                for r in ArchiveIterator(stream) if r.rec_type in ("request", "response")]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_archive_keeps_failed_exchanges_and_refused_redirects(engine, site, tmp_path: Path, capsys) -> None:
+    site.fault(f"user={SCHOLAR_A}", *["reset"] * 4)  # no answer to any attempt (Twisted retries one itself, unseen)
+    site.fault("/people/adaexample/", "redirect:ftp://127.0.0.1/x")
+    site.fault("/authors/olatunji-ruwase/", "gzipbomb:64")
+    targets = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "msr", "id": "adaexample"},
+               {"site": "elamur", "id": "olatunji-ruwase"}, {"site": "scholar", "id": SCHOLAR_B}]
+    job = write_job(tmp_path, targets, {"scholar": site.url, "msr": site.url, "elamur": site.url},
+                    retries=1, max_bytes=2**20)
+    code, err = run(engine, capsys, job)
+    assert code == 1 and "1 done, 2 failed, 1 pending" in err, err
+    assert f"scholar:{SCHOLAR_A}: unreachable: " in err and "msr:adaexample: redirect_refused: " in err, err
+    got = archived(tmp_path / "out.warc.gz")
+
+    def kinds(part: str) -> list[tuple[str, int | None]]:
+        return sorted(((kind, status) for kind, uri, status in got if part in uri), key=str)
+
+    assert kinds(f"user={SCHOLAR_A}") == [("request", None)] * 2, got  # each attempt, with no response
+    assert kinds("/people/adaexample/") == [("request", None), ("response", 302)], got  # the refused redirect
+    assert kinds("/authors/olatunji-ruwase/") == [("request", None)], got  # too large: not kept
+    assert kinds(f"user={SCHOLAR_B}") == [("request", None), ("response", 200)], got
+    assert len([uri for _, uri, _ in got if uri.endswith("/robots.txt")]) == 2  # one exchange per host

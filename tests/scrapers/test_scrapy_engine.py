@@ -159,13 +159,17 @@ def test_polite_scrapy_settings_come_from_the_job() -> None:
     from types import SimpleNamespace
 
     from pubharvest.scrapers import job_from_toml
-    from pubharvest.scrapers.crawl import CrawlEngine
+    from pubharvest.scrapers.crawl import CrawlEngine, ProfileSpider
 
     job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\nrate = 0.5\nretries = 3\n'
                         '[[targets]]\nsite = "scholar"\nid = "qc6CJjYAAAAJ"')
-    settings = CrawlEngine(job, SimpleNamespace(run="r", finished={}), []).settings()
-    assert settings["ROBOTSTXT_OBEY"] and settings["AUTOTHROTTLE_ENABLED"]
-    assert settings["DOWNLOAD_DELAY"] == 2.0 and settings["RETRY_TIMES"] == 3
+    engine = CrawlEngine(job, SimpleNamespace(run="r", finished={}), [])
+    settings = engine.settings()
+    # robots.txt and pacing are the gates' (RobotsGate, HostGate with the job's clock), not Scrapy's own
+    assert "crawl.RobotsGate" in str(settings["DOWNLOADER_MIDDLEWARES"]) and not settings["ROBOTSTXT_OBEY"]
+    assert settings["DOWNLOAD_DELAY"] == 0 and not settings["AUTOTHROTTLE_ENABLED"]
+    assert ProfileSpider(engine=engine, seeds=[]).pace("scholar.google.com").interval == 2.0
+    assert settings["RETRY_TIMES"] == 3
     assert settings["CONCURRENT_REQUESTS_PER_DOMAIN"] == 1
     assert {429, 500, 503} <= set(settings["RETRY_HTTP_CODES"])
     assert "a@b.org" in settings["USER_AGENT"] and not settings["COOKIES_ENABLED"]
@@ -184,23 +188,33 @@ def test_bad_engine_input_gets_one_line_and_exit_2(tmp_path: Path, capsys) -> No
         assert message in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_retry_after_holds_back_every_request_to_that_host(tmp_path: Path) -> None:
-    with FakeSite() as site:
-        site.fault(f"user={SCHOLAR_A}", "429:1")
-        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
-                                   {"site": "scholar", "id": SCHOLAR_C}], {"scholar": site.url}, concurrency=2)
-        done = run_cli("scrape", str(job), "--engine", "scrapy")
-        assert done.returncode == 0, done.stderr
-        refused = next(t for t, path, _ in site.log if SCHOLAR_A in path)
-        later = [t for t, path, _ in site.log if t > refused]
-        assert later and min(later) - refused >= 0.9  # nothing reached the host before Retry-After passed
-        assert len(site.paths(SCHOLAR_A)) == 2
+def test_a_record_the_store_cannot_hold_fails_its_target_and_the_crawl_goes_on() -> None:
+    from types import SimpleNamespace
 
+    from pubharvest.errors import OutOfRange
+    from pubharvest.parsers.records import PageResult
+    from pubharvest.scrapers import job_from_toml
+    from pubharvest.scrapers.crawl import CrawlEngine, Finished, RecordPipeline
+    from pubharvest.scrapers.engine import Outcome
 
-def test_a_retry_after_beyond_the_jobs_patience_is_not_retried(tmp_path: Path) -> None:
-    with FakeSite() as site:
-        site.fault(f"user={SCHOLAR_A}", "503:3600")
-        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url}, max_retry_after=60)
-        done = run_cli("scrape", str(job), "--engine", "scrapy")
-        assert done.returncode == 1 and f"scholar:{SCHOLAR_A}: http_error: HTTP 503" in done.stderr, done.stderr
-        assert len(site.paths(SCHOLAR_A)) == 1
+    job = job_from_toml('contact = "a@b.org"\noutput = "o.jsonl"\n' + "".join(
+        f'[[targets]]\nsite = "scholar"\nid = "{user}"\n' for user in (SCHOLAR_A, SCHOLAR_B, SCHOLAR_C)))
+    refusals = {SCHOLAR_A: OverflowError("Python int too large to convert to SQLite INTEGER"),
+                SCHOLAR_B: OutOfRange("the store cannot hold a value of this record: NUL")}
+    committed: list[tuple[str, str, str | None]] = []
+
+    def sink(run, target, record):
+        if target.id in refusals:
+            raise refusals[target.id]
+
+    ledger = SimpleNamespace(run="r", finished={}, commit=lambda key, status, code, line: committed.append(
+        (key, status, code)))
+    engine = CrawlEngine(job, ledger, [sink])
+    crawler = SimpleNamespace(spider=SimpleNamespace(engine=engine))
+    pipeline = RecordPipeline(crawler)
+    for target in job.targets:
+        pipeline.process_item(Finished(target.key, Outcome(target.key, "done", pages=1),
+                                       PageResult(site="scholar", page="profile")))
+    assert engine.write_error is None, "the crawl was not stopped"
+    assert committed == [(f"scholar:{SCHOLAR_A}", "failed", "out_of_range"),
+                         (f"scholar:{SCHOLAR_B}", "failed", "out_of_range"), (f"scholar:{SCHOLAR_C}", "done", None)]

@@ -162,3 +162,20 @@ def test_scrape_prints_every_records_warnings_as_parse_does(tmp_path: Path, caps
         code, err = scrape(capsys, job)
     assert code == 0, err
     assert f"scholar:{SCHOLAR_A}: warning: partial: the record holds the first 100 rows" in err, err
+
+
+def test_a_value_the_database_refuses_fails_that_record_only(store, location) -> None:
+    """PostgreSQL text holds no NUL character (SQLite does): the save is refused as ``out_of_range``, rolled
+    back, and the store takes the next record; the engines make that refusal the target's outcome."""
+    from pubharvest.errors import OutOfRange
+
+    nul = profile(2)
+    nul.publications[0].title = "Spaces\x00and nulls"
+    if isinstance(location, Path):
+        store.save("r1", "U", nul)
+        assert next(iter(store.profiles())).publications[0].title == "Spaces\x00and nulls"
+    else:
+        with pytest.raises(OutOfRange, match="cannot hold a value of this record"):
+            store.save("r1", "U", nul)
+    store.save("r2", "U", profile(3))
+    assert len(next(iter(store.profiles())).publications) == 3
