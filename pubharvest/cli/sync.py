@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec.structs import asdict
+
 from ..errors import BadTarget, ExitCode, TargetChanged
 from ..merge import listing_of, merge, people
 from ..sync import SyncOptions, SyncPlan
@@ -129,15 +131,15 @@ def names_person(profile: MergedProfile, person: str) -> bool:
 
 
 def people_named(found: list[tuple[MergedProfile, list[int]]]) -> str:
-    """``Name (site id), ...`` for each person."""
-    from msgspec.structs import asdict
+    """``Name (site id), ...`` for each person, by name, so that the line does not depend on where the
+    inputs lie (they are merged in the order of their paths)."""
 
     def named(profile: MergedProfile) -> str:
         ids = ", ".join(f"{kind} {value}" for kind, value in asdict(profile.ids).items()
                         if isinstance(value, str) and value)
         return f"{profile.name or '(no name)'}" + (f" ({ids})" if ids else "")
 
-    return "; ".join(named(profile) for profile, _ in found)
+    return "; ".join(sorted((named(profile) for profile, _ in found), key=str.casefold))
 
 
 def newest_date(pages: Pages) -> str | None:

@@ -58,22 +58,28 @@ def test_a_bad_path_is_one_line_exit_7_and_nothing_written(tmp_path: Path, capsy
     assert files(tmp_path) == before
 
 
-def test_several_people_need_person(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    other = tmp_path / "other.json"  # records of someone else's profile, as `pubharvest parse` writes them
+@pytest.mark.parametrize("folder", ["a", "z"])  # the other person's records before, then after the fixture's path
+def test_several_people_need_person(tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str) -> None:
+    ja = tmp_path / "m" / Path(JA).name
+    ja.parent.mkdir()
+    ja.write_bytes(Path(JA).read_bytes())
+    other = tmp_path / folder / "other.json"  # records of someone else's profile, as `pubharvest parse` writes them
+    other.parent.mkdir()
     other.write_bytes(msgspec.json.encode(PageResult(
         site="scholar", page="profile", profile=Profile(name="Otto Other", ids=Ids(scholar="OtherPAAAAJ")),
         publications=[Publication(title="Glacial erosion", year=2001, ids=PublicationIds(scholar="OtherPAAAAJ:x"))])))
     path = tmp_path / "refs.bib"
     path.write_bytes(BIB)
-    assert main(["sync", "bib", str(path), JA, str(other)]) == ExitCode.USAGE
+    assert main(["sync", "bib", str(path), str(ja), str(other)]) == ExitCode.USAGE
     err = capsys.readouterr().err.splitlines()[-1]
     assert err == ("pubharvest sync: the inputs show 2 people; choose one with --person: "
                    "Otto Other (scholar OtherPAAAAJ); "
                    "山田 花子 (scholar Yamada12AAAAJ, scholar_org 1234567890123456789)")
     assert path.read_bytes() == BIB
-    assert main(["sync", "bib", str(path), JA, str(other), "--person", "otto other", "--add-missing"]) == ExitCode.OK
+    inputs = [str(ja), str(other)]
+    assert main(["sync", "bib", str(path), *inputs, "--person", "otto other", "--add-missing"]) == ExitCode.OK
     assert b"Glacial erosion" in path.read_bytes() and b"u5HHmVD_uO8C" not in path.read_bytes()
-    assert main(["sync", "bib", str(path), JA, str(other), "--person", "Yamada12AAAAJ"]) == ExitCode.OK
+    assert main(["sync", "bib", str(path), str(ja), str(other), "--person", "Yamada12AAAAJ"]) == ExitCode.OK
     assert b"u5HHmVD_uO8C" in path.read_bytes()
 
 
