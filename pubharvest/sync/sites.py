@@ -1,0 +1,152 @@
+"""What the site targets (``hugo``, ``academicpages``) share: a site's pages read as front matter,
+matched to papers, and filled with the fields they lack.
+
+The rule that never loses an edit: a synced field is written only where a page lacks it (or holds it
+commented out, ``#citation: ...``: the user's choice to leave it out). A value a page has is the
+user's, whoever wrote it first, and stays as it is; a record's correction reaches a page whose line
+the user deletes. New pages are written for papers no page stands for with ``--add-missing``, as
+the ``bib`` target appends entries.
+
+>>> slug("rajbhandari2020zeroa"), slug("anonfoo"), slug("Ovtcharov2015_x")
+('rajbhandari-2020-zeroa', 'anonfoo', 'ovtcharov-2015-x')
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadTarget
+from ..merge import Paper
+from . import FileChange, SyncOptions, SyncPlan
+from .frontmatter import FrontMatter
+from .matching import EntryFacts, match_entries
+
+# a DOI or an arXiv id in a link a page holds (``paperurl``, ``url_pdf``, ``links``)
+_DOI_URL = re.compile(r"https?://(?:dx\.)?doi\.org/(10\.\S+)", re.I)
+_ARXIV_URL = re.compile(r"https?://arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#]|$)", re.I)
+_YEAR = re.compile(r"(\d{4})(?!\d)")
+
+# A synced field: its key and its value as YAML (None: the record has none)
+Field = tuple[str, str | None]
+
+
+@dataclass
+class Page:
+    """One of the site's pages: its file, its bytes and its front matter."""
+
+    path: Path
+    before: bytes
+    front: FrontMatter
+
+
+def slug(key: str) -> str:
+    """A paper's key as a folder or file name, as academic's ``slugify(ID)``: letters and digits
+    apart, ``_`` and ``.`` as hyphens, lower case."""
+    text = re.sub(r"[._:\s]+", "-", key)
+    text = re.sub(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])", "-", text)
+    text = re.sub(r"[^\w-]+", "", text, flags=re.ASCII).lower()
+    return re.sub(r"-{2,}", "-", text).strip("-") or "paper"
+
+
+def read_page(path: Path) -> Page:
+    """The page at ``path``; ``BadTarget`` naming it when it cannot be read or has no front matter."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise BadTarget(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        return Page(path, data, FrontMatter.parse(data))
+    except BadTarget as error:
+        raise BadTarget(f"{path}: {error.message}") from None
+
+
+def page_facts(values: dict[str, Any], link_keys: Iterable[str]) -> EntryFacts:
+    """What matching reads of a page: its DOI (bare or as a doi.org link), an arXiv id from its
+    links, its title and the year of its date."""
+    ids: dict[str, str] = {}
+    if isinstance(doi := values.get("doi"), str) and doi.strip():
+        ids["doi"] = doi.strip()
+    for url in _page_urls(values, link_keys):
+        if "doi" not in ids and (match := _DOI_URL.match(url)):
+            ids["doi"] = match[1]
+        if "arxiv" not in ids and (match := _ARXIV_URL.match(url)):
+            ids["arxiv"] = match[1]
+    title = values.get("title")
+    return EntryFacts(ids=ids, title=str(title) if title is not None else None, year=page_year(values.get("date")))
+
+
+def _page_urls(values: dict[str, Any], link_keys: Iterable[str]) -> list[str]:
+    urls = [value for key in link_keys if isinstance(value := values.get(key), str)]
+    links = values.get("links")
+    if isinstance(links, list):
+        urls += [link["url"] for link in links if isinstance(link, dict) and isinstance(link.get("url"), str)]
+    return [url.strip() for url in urls]
+
+
+def page_year(value: object) -> int | None:
+    """The year of a front matter's ``date``: a YAML date or timestamp, an int (``date: 2023``) or text."""
+    if isinstance(value, datetime.date):
+        return value.year
+    match = _YEAR.match(str(value)) if isinstance(value, int | str) else None
+    return int(match[1]) if match else None
+
+
+def full_date(paper: Paper) -> str | None:
+    """The paper's date as ``YYYY-MM-DD``, a month or day the record lacks as ``01`` (both sites
+    need a whole date: Hugo and Jekyll sort and name pages by it); None without a year."""
+    if paper.date and re.fullmatch(r"\d{4}(-\d\d){0,2}", paper.date):
+        parts = paper.date.split("-")
+    elif paper.year:
+        parts = [f"{paper.year:04d}"]
+    else:
+        return None
+    return "-".join(parts + ["01"] * (3 - len(parts)))
+
+
+def fill(front: FrontMatter, fields: Iterable[Field]) -> None:
+    """Add each field the front matter lacks (or holds commented out); keep every value it has."""
+    for key, value in fields:
+        if value is not None and not front.has(key):
+            front.set(key, value)
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``, ... when a page of the site already has it."""
+    chosen, n = name, 1
+    while chosen in taken:
+        n += 1
+        chosen = f"{name}-{n}"
+    taken.add(chosen)
+    return chosen
+
+
+def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOptions, root: Path,
+               facts: Callable[[Page], EntryFacts], update: Callable[[Page, Paper], list[FileChange]],
+               create: Callable[[Paper], list[FileChange]]) -> SyncPlan:
+    """The plan of a site: each page matched to a paper and ``update``\\ d, each paper no page
+    stands for ``create``\\ d with ``--add-missing`` (else listed as missing)."""
+    plan = SyncPlan()
+    matches = match_entries([facts(page) for page in pages], papers)
+    matched = set()
+    for page, paper in zip(pages, matches, strict=True):
+        name = page.path.relative_to(root).as_posix()
+        if paper is None:
+            plan.unmatched.append(name)
+            continue
+        matched.add(id(paper))
+        plan.matched.append((name, paper.key))
+        plan.changes += update(page, paper)
+    for paper in sorted((p for p in papers if id(p) not in matched), key=lambda p: p.key):
+        if options.add_missing:
+            plan.added.append(paper.key)
+            plan.changes += create(paper)
+        else:
+            plan.missing.append(paper.key)
+    plan.changes = [change for change in plan.changes if change.before != change.after]
+    plan.changes.sort(key=lambda change: str(change.path))
+    return plan
