@@ -6,7 +6,8 @@ The front matter is the theme's generator's (``markdown_generator/publications.p
 has it), ``date`` (a YAML date, ``01`` for a month or day the record lacks), ``venue``,
 ``paperurl`` (the DOI's page, else arXiv's, else the paper's URL), ``citation`` (an HTML string,
 its text escaped as the generator does: ``& < > " '`` as entities), and ``category`` when the
-site's ``_config.yml`` has ``publication_category`` (the category for the paper's type). Pages are
+site's ``_config.yml`` has ``publication_category`` (the category for the paper's type), and
+``google_scholar_id`` (which tells apart two papers of a profile with one title and year). Pages are
 filled, never overwritten (``pubharvest.sync.sites``): a ``#citation:`` line the user commented out
 keeps the citation out.
 """
@@ -14,6 +15,7 @@ keeps the citation out.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,9 +26,10 @@ from ..errors import BadTarget
 from ..merge import MergedProfile, Paper
 from . import FileChange, SyncOptions, SyncPlan
 from .frontmatter import FENCE, FrontMatter, yaml_scalar
-from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, slug
+from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, scholar_field, slug
 
 FOLDER = "_publications"
+_DATED = re.compile(r"^\d{4}-\d\d?-\d\d?-")  # a file name's date, before its slug
 LINK_KEYS = ("paperurl", "slidesurl", "bibtexurl")
 # the theme's categories (its _config.yml's publication_category keys) by CSL type
 CATEGORIES = {"paper-conference": "conferences", "article-journal": "manuscripts", "book": "books",
@@ -59,7 +62,8 @@ class AcademicPagesTarget:
             return [FileChange(folder / f"{name}.md", None, front.render())]
 
         return plan_pages(pages, papers, options, root,
-                          lambda page: page_facts(page.front.values, LINK_KEYS), update, create)
+                          lambda page: page_facts(page.front.values, LINK_KEYS), update, create,
+                          lambda page: _DATED.sub("", page.path.stem))
 
 
 def site_categories(root: Path) -> list[str]:
@@ -88,6 +92,7 @@ def front_fields(paper: Paper, name: str, categories: Sequence[str]) -> list[Fie
         ("venue", yaml_scalar(venue) if venue else None),
         ("paperurl", yaml_scalar(url) if url else None),
         ("citation", yaml_scalar(citation(paper))),
+        scholar_field(paper),
     ]
 
 

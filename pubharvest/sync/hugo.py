@@ -4,7 +4,8 @@ A bundle is ``content/publication/<slug>/index.md`` (``content/publications/`` w
 the plural) with ``cite.bib`` beside it. The front matter's synced fields are ``title``, ``authors``
 (a cut list ends in ``et al.``), ``date`` (``YYYY-MM-DD``, ``01`` for a month or day the record
 lacks), ``publication_types`` (one CSL type in a list, as current HugoBlox writes it),
-``publication`` (the venue as written), ``doi`` (bare) and ``links`` (arXiv and the paper's URL);
+``publication`` (the venue as written), ``doi`` (bare), ``links`` (arXiv and the paper's URL) and
+``google_scholar_id`` (which tells apart two papers of a profile with one title and year);
 ``cite.bib`` is the paper's BibTeX entry. No ``publishDate``: Hugo takes ``date`` for it, and a
 run's time would change every file on every run. Pages are filled, never overwritten
 (``pubharvest.sync.sites``); a new bundle's folder is the paper's key slugified as academic's
@@ -23,7 +24,7 @@ from ..errors import BadTarget
 from ..merge import MergedProfile, Paper
 from . import FileChange, SyncOptions, SyncPlan
 from .frontmatter import FENCE, FrontMatter, yaml_flow_list, yaml_list, yaml_scalar
-from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, slug
+from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, scholar_field, slug
 
 SECTIONS = ("publication", "publications")  # content/<section>/, HugoBlox's classic and newer names
 CUT_AUTHORS = "et al."  # the last author of a cut list (academic writes " others", a name)
@@ -49,7 +50,7 @@ class HugoTarget:
                     FileChange(folder / "cite.bib", None, cite_bib(paper))]
 
         return plan_pages(pages, papers, options, root, lambda page: page_facts(page.front.values, LINK_KEYS),
-                          _update, create)
+                          _update, create, lambda page: _page_name(page.path))
 
 
 def _section(root: Path) -> Path:
@@ -99,6 +100,7 @@ def front_fields(paper: Paper) -> list[Field]:
         ("publication", yaml_scalar(venue) if venue else None),
         ("doi", yaml_scalar(paper.ids.doi) if paper.ids.doi else None),
         ("links", _links(paper)),
+        scholar_field(paper),
     ]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import BadTarget
 from ..merge import Paper
 from . import FileChange, SyncOptions, SyncPlan
-from .frontmatter import FrontMatter
+from .frontmatter import FrontMatter, yaml_scalar
 from .matching import EntryFacts, match_entries
 
 # a DOI or an arXiv id in a link a page holds (``paperurl``, ``url_pdf``, ``links``)
@@ -31,6 +31,9 @@ _DOI_URL = re.compile(r"https?://(?:dx\.)?doi\.org/(10\.\S+)", re.I)
 _ARXIV_URL = re.compile(r"https?://arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#]|$)", re.I)
 _YEAR = re.compile(r"(\d{4})(?!\d)")
 
+# the key that holds a paper's Scholar id (al-folio's name for it in a .bib): the id that tells apart
+# the papers of a profile that share a title and year
+SCHOLAR_KEY = "google_scholar_id"
 # A synced field: its key and its value as YAML (None: the record has none)
 Field = tuple[str, str | None]
 
@@ -68,9 +71,8 @@ def read_page(path: Path) -> Page:
 def page_facts(values: dict[str, Any], link_keys: Iterable[str]) -> EntryFacts:
     """What matching reads of a page: its DOI (bare or as a doi.org link), an arXiv id from its
     links, its title and the year of its date."""
-    ids: dict[str, str] = {}
-    if isinstance(doi := values.get("doi"), str) and doi.strip():
-        ids["doi"] = doi.strip()
+    ids = {kind: value.strip() for kind, key in (("doi", "doi"), ("scholar", SCHOLAR_KEY))
+           if isinstance(value := values.get(key), str) and value.strip()}
     for url in _page_urls(values, link_keys):
         if "doi" not in ids and (match := _DOI_URL.match(url)):
             ids["doi"] = match[1]
@@ -125,13 +127,18 @@ def free_name(name: str, taken: set[str]) -> str:
     return chosen
 
 
+def scholar_field(paper: Paper) -> Field:
+    """``google_scholar_id``, the paper's Scholar id (``UID:PUBID``) when it has one."""
+    return SCHOLAR_KEY, yaml_scalar(paper.ids.scholar) if paper.ids.scholar else None
+
+
 def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOptions, root: Path,
                facts: Callable[[Page], EntryFacts], update: Callable[[Page, Paper], list[FileChange]],
-               create: Callable[[Paper], list[FileChange]]) -> SyncPlan:
+               create: Callable[[Paper], list[FileChange]], name: Callable[[Page], str]) -> SyncPlan:
     """The plan of a site: each page matched to a paper and ``update``\\ d, each paper no page
     stands for ``create``\\ d with ``--add-missing`` (else listed as missing)."""
     plan = SyncPlan()
-    matches = match_entries([facts(page) for page in pages], papers)
+    matches = _by_names(pages, papers, match_entries([facts(page) for page in pages], papers), name)
     matched = set()
     for page, paper in zip(pages, matches, strict=True):
         name = page.path.relative_to(root).as_posix()
@@ -150,3 +157,14 @@ def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOpti
     plan.changes = [change for change in plan.changes if change.before != change.after]
     plan.changes.sort(key=lambda change: str(change.path))
     return plan
+
+
+def _by_names(pages: Sequence[Page], papers: Sequence[Paper], matches: list[Paper | None],
+              name: Callable[[Page], str]) -> list[Paper | None]:
+    """``matches``, with each page left unmatched (its title fits two papers: a profile listing one
+    paper twice) given the unmatched paper whose key it is named after (``slug``), as this target
+    named it."""
+    taken = {id(paper) for paper in matches if paper is not None}
+    by_slug = {slug(paper.key): paper for paper in papers if id(paper) not in taken}
+    found = [by_slug.pop(name(page), None) if paper is None else paper for page, paper in zip(pages, matches, strict=True)]
+    return found

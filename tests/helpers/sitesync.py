@@ -44,6 +44,8 @@ def papers_of(pages: list[tuple[str, bytes]], seed: int | None = None) -> list[P
 
 
 def plan(name: str, root: Path, papers: list[Paper], add_missing: bool = True) -> SyncPlan:
+    """The target's plan for the site at ``root`` (made, empty, when it is not there)."""
+    root.mkdir(parents=True, exist_ok=True)
     return target(name).plan(root, papers, [], SyncOptions(add_missing=add_missing))
 
 
