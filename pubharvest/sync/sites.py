@@ -141,12 +141,12 @@ def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOpti
     matches = _by_names(pages, papers, match_entries([facts(page) for page in pages], papers), name)
     matched = set()
     for page, paper in zip(pages, matches, strict=True):
-        name = page.path.relative_to(root).as_posix()
+        shown = page.path.relative_to(root).as_posix()
         if paper is None:
-            plan.unmatched.append(name)
+            plan.unmatched.append(shown)
             continue
         matched.add(id(paper))
-        plan.matched.append((name, paper.key))
+        plan.matched.append((shown, paper.key))
         plan.changes += update(page, paper)
     for paper in sorted((p for p in papers if id(p) not in matched), key=lambda p: p.key):
         if options.add_missing:
@@ -166,5 +166,5 @@ def _by_names(pages: Sequence[Page], papers: Sequence[Paper], matches: list[Pape
     named it."""
     taken = {id(paper) for paper in matches if paper is not None}
     by_slug = {slug(paper.key): paper for paper in papers if id(paper) not in taken}
-    found = [by_slug.pop(name(page), None) if paper is None else paper for page, paper in zip(pages, matches, strict=True)]
-    return found
+    return [by_slug.pop(name(page), None) if paper is None else paper
+            for page, paper in zip(pages, matches, strict=True)]

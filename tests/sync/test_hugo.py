@@ -165,7 +165,8 @@ def test_bad_page_refuses_the_whole_sync(tmp_path: Path, papers: list[Paper]) ->
 
 
 LAYOUT = ('{{ .Title }}|{{ .Date.Format "2006-01-02" }}|{{ with .Params.authors }}{{ delimit . ";" }}{{ end }}|'
-          '{{ with .Params.publication_types }}{{ delimit . "," }}{{ end }}|{{ .Params.doi }}|{{ .Params.publication }}\n')
+          '{{ with .Params.publication_types }}{{ delimit . "," }}{{ end }}|{{ .Params.doi }}|'
+          '{{ .Params.publication }}\n')
 
 
 @pytest.mark.slow
@@ -185,7 +186,7 @@ def test_hugo_renders_the_records(tmp_path: Path, papers: list[Paper], corpus: P
         title, date, authors, types, doi, venue = shown.split("|")
         assert title == paper.title + ("…" if paper.title_truncated else "")
         known = paper.date or (str(paper.year) if paper.year else None)  # a month or day unknown is 01
-        assert date == (known + "-01-01"[len(known) - 4:] if known else "0001-01-01")  # Hugo's zero date
+        assert date == (f"{known}{'-01-01'[len(known) - 4:]}" if known else "0001-01-01")  # Hugo's zero date
         assert authors.split(";") == paper.authors + (["et al."] if paper.authors_truncated else []) or \
             (authors == "" and not paper.authors)
         assert types == (csl_type(paper) or "")
