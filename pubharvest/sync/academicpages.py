@@ -9,7 +9,7 @@ its text escaped as the generator does: ``& < > " '`` as entities), and ``catego
 site's ``_config.yml`` has ``publication_category`` (the category for the paper's type), and
 ``google_scholar_id`` (which tells apart two papers of a profile with one title and year). Pages are
 filled, never overwritten (``pubharvest.sync.sites``): a ``#citation:`` line the user commented out
-keeps the citation out.
+keeps the citation out, and a page without a ``permalink`` gets none (it would move the page).
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ class AcademicPagesTarget:
         categories = site_categories(root)
 
         def update(page: Page, paper: Paper) -> list[FileChange]:
-            fill(page.front, front_fields(paper, page.path.stem, categories))
+            # a permalink added to a page the user has would move it (Jekyll's default is /publications/<name>/)
+            fill(page.front, [(key, value) for key, value in front_fields(paper, page.path.stem, categories)
+                              if key != "permalink"])
             return [FileChange(page.path, page.before, page.front.render())]
 
         def create(paper: Paper) -> list[FileChange]:
