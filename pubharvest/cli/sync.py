@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     merged = merge(pages)
     options = SyncOptions(add_missing=args.add_missing, as_of=args.as_of or newest_date(pages))
+    if args.target == "al-folio" and options.as_of is None:
+        print("pubharvest sync: the records carry no date for their counts (saved pages): give --as-of YYYY-MM-DD",
+              file=sys.stderr)
+        return ExitCode.USAGE
     root = Path(args.path)
     try:
         plan = target(args.target).plan(root, merged.papers, merged.profiles, options)
