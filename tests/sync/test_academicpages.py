@@ -135,8 +135,8 @@ def test_jekyll_renders_the_records(tmp_path: Path, papers: list[Paper], corpus:
     every = [*papers, *papers_of(corpus_pages(corpus))]
     site = tmp_path / "site"
     sync("academicpages", site, every)
-    (site / "_config.yml").write_text("collections:\n  publications:\n    output: true\n"
-                                      "defaults:\n  - scope: {path: '', type: publications}\n    values: {layout: pub}\n")
+    (site / "_config.yml").write_text("collections:\n  publications:\n    output: true\ndefaults:\n"
+                                      "  - scope: {path: '', type: publications}\n    values: {layout: pub}\n")
     (site / "_layouts").mkdir()
     # a field a line (no record's text holds a line break)
     (site / "_layouts/pub.html").write_text('{{ page.title }}\n{{ page.date | date: "%Y-%m-%d" }}\n{{ page.venue }}\n'
