@@ -24,7 +24,7 @@ from ..errors import BadTarget
 from ..merge import Paper
 from . import FileChange, SyncOptions, SyncPlan
 from .frontmatter import FrontMatter, yaml_scalar
-from .matching import EntryFacts, match_entries
+from .matching import EntryFacts, entry_id, match_entries
 
 # a DOI or an arXiv id in a link a page holds (``paperurl``, ``url_pdf``, ``links``)
 _DOI_URL = re.compile(r"https?://(?:dx\.)?doi\.org/(10\.\S+)", re.I)
@@ -147,6 +147,7 @@ def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOpti
             continue
         matched.add(id(paper))
         plan.matched.append((shown, paper.key))
+        plan.conflicts += id_conflicts(shown, page.front.values, paper)
         plan.changes += update(page, paper)
     for paper in sorted((p for p in papers if id(p) not in matched), key=lambda p: p.key):
         if options.add_missing:
@@ -157,6 +158,23 @@ def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOpti
     plan.changes = [change for change in plan.changes if change.before != change.after]
     plan.changes.sort(key=lambda change: str(change.path))
     return plan
+
+
+def id_conflicts(shown: str, values: dict[str, Any], paper: Paper) -> list[str]:
+    """``page: key: kept X, the records say Y`` for each id the page holds that is not the record's
+    (a DOI and a Scholar id, as matching spells them): the page keeps its value.
+
+    >>> from pubharvest.parsers.records import PublicationIds
+    >>> paper = Paper(key="k", ids=PublicationIds(doi="10.1/A", scholar="U:P"), sources=[])
+    >>> id_conflicts("p.md", {"doi": "https://doi.org/10.1/a", "google_scholar_id": "Q"}, paper)
+    ['p.md: google_scholar_id: kept Q, the records say U:P']
+    """
+    found = []
+    for kind, key, wanted in (("doi", "doi", paper.ids.doi), ("scholar", SCHOLAR_KEY, paper.ids.scholar)):
+        have = values.get(key)
+        if wanted and isinstance(have, str) and have.strip() and entry_id(kind, have) != entry_id(kind, wanted):
+            found.append(f"{shown}: {key}: kept {have.strip()}, the records say {wanted}")
+    return found
 
 
 def _by_names(pages: Sequence[Page], papers: Sequence[Paper], matches: list[Paper | None],

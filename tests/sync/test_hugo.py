@@ -193,3 +193,19 @@ def test_hugo_renders_the_records(tmp_path: Path, papers: list[Paper], corpus: P
         assert types == (csl_type(paper) or "")
         assert doi == (paper.ids.doi or "")
         assert venue == (paper.venue or "") + ("…" if paper.venue_truncated else "")
+
+
+def test_a_different_doi_is_kept_and_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "content/publication/roi"
+    folder.mkdir(parents=True)
+    own = USER_INDEX.replace(b"featured: false\n", b"featured: false\ndoi: https://doi.org/10.9999/Mine\n")
+    (folder / "index.md").write_bytes(own)
+    done = sync("hugo", tmp_path, [ROI])  # matched by the arXiv id of its url_pdf
+    assert done.conflicts == ["content/publication/roi/index.md: doi: kept https://doi.org/10.9999/Mine, "
+                              "the records say 10.48550/arXiv.2203.01978"]
+    assert (folder / "index.md").read_bytes() == own.replace(b".pdf'\n---\n", b""".pdf'
+links:
+- name: arXiv
+  url: "https://arxiv.org/abs/2203.01978"
+---
+""")
