@@ -47,7 +47,7 @@ class AcademicPagesTarget:
         if not root.is_dir():
             raise BadTarget(f"{root}: not a folder (the Jekyll site's root, which holds _publications/)")
         folder = root / FOLDER
-        pages = [read_page(path) for path in sorted(folder.glob("*.md")) if path.is_file()]
+        pages = [read_page(path, root) for path in sorted(folder.glob("*.md")) if path.is_file()]
         taken = {page.path.stem for page in pages}
         categories = site_categories(root)
 

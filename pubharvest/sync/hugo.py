@@ -41,7 +41,7 @@ class HugoTarget:
         if not root.is_dir():
             raise BadTarget(f"{root}: not a folder (the Hugo site's root, which holds content/)")
         section = _section(root)
-        pages = [read_page(path) for path in _page_files(root)]
+        pages = [read_page(path, root) for path in _page_files(root)]
         taken = {_page_name(page.path) for page in pages}
 
         def create(paper: Paper) -> list[FileChange]:

@@ -56,16 +56,16 @@ def slug(key: str) -> str:
     return re.sub(r"-{2,}", "-", text).strip("-") or "paper"
 
 
-def read_page(path: Path) -> Page:
-    """The page at ``path``; ``BadTarget`` naming it when it cannot be read or has no front matter."""
+def read_page(path: Path, root: Path) -> Page:
+    """The page at ``path``; ``BadTarget`` naming it (from ``root``, the site's) when it cannot be read
+    or its front matter cannot: nothing of the site is written then."""
     try:
         data = path.read_bytes()
-    except OSError as error:
-        raise BadTarget(f"{path}: cannot be read ({error.strerror})") from None
-    try:
         return Page(path, data, FrontMatter.parse(data))
+    except OSError as error:
+        raise BadTarget(f"{path.relative_to(root)}: cannot be read ({error.strerror})") from None
     except BadTarget as error:
-        raise BadTarget(f"{path}: {error.message}") from None
+        raise BadTarget(f"{path.relative_to(root)}: {error.message}") from None
 
 
 def page_facts(values: dict[str, Any], link_keys: Iterable[str]) -> EntryFacts:

@@ -158,7 +158,7 @@ def test_bad_page_refuses_the_whole_sync(tmp_path: Path, papers: list[Paper]) ->
     folder = tmp_path / "content/publication/broken"
     folder.mkdir(parents=True)
     (folder / "index.md").write_bytes(b"---\ntitle: [unclosed\n---\n")
-    with pytest.raises(BadTarget, match=r"broken/index\.md: the front matter is not valid YAML"):
+    with pytest.raises(BadTarget, match=r"^content/publication/broken/index\.md: the front matter is not valid YAML"):
         plan("hugo", tmp_path, papers)
     with pytest.raises(BadTarget, match="not a folder"):
         target("hugo").plan(folder / "index.md", papers, [], SyncOptions())
