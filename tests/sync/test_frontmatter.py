@@ -3,10 +3,16 @@ as Hugo's and Jekyll's parsers read it), and every byte not set stays as it was.
 
 from __future__ import annotations
 
+import base64
+import html
+import json
+from pathlib import Path
+
 import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from sitesync import run_consumer
 
 from pubharvest.errors import BadTarget
 from pubharvest.sync.frontmatter import FrontMatter, yaml_flow_list, yaml_list, yaml_scalar
@@ -97,3 +103,61 @@ def test_commented_out_key_counts_as_present() -> None:
 def test_bad_front_matter(data: bytes, message: str) -> None:
     with pytest.raises(BadTarget, match=message):
         FrontMatter.parse(data)
+
+
+# Texts YAML 1.1 parsers misread, and texts hypothesis drew: written as values and read back by the
+# real consumers' parsers (Hugo's go-yaml, Jekyll's Psych), as one build each
+CONSUMER_TEXTS = [
+    "no", "Yes", "y", "N", "off", "null", "~", "true", "2020-01-01", "2018-4-10", "1:20", "0x1F", "1_000", "0o17",
+    ".inf", "1e3", "#1", "a #b", "a: b", "*ref", "&anchor", "!tag", "- item", "? key", "| x", "> x", "@x", "`x",
+    "%x", "[x]", "{x}", "x,", "'quoted'", '"quoted"', "it's", " lead", "trail ", "a\nb", "tab\there", "\x07bell",
+    "\u2028\u2029\x85", "é ñ 山田", "back\\slash", "<<", "=", "Ünïcode: yes", "ZeRO-Offload: Democratizing",
+    "Q&A <i>x</i>", "{{ .Title }}", "{% raw %}", "---", "...", "—", "\U0001f600 emoji", "a  b", "x:y", "-",
+]
+
+
+def consumer_texts() -> list[str]:
+    """``CONSUMER_TEXTS`` and texts hypothesis draws (the same on every run); not the NUL character and
+    not leading or trailing whitespace, which the consumers themselves strip from a title."""
+    drawn = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1)
+    from hypothesis import find, settings
+    from hypothesis.errors import NoSuchExample
+
+    found: list[str] = []
+
+    def keep(text: str) -> bool:
+        found.append(text)
+        return len(found) >= 150
+
+    try:
+        find(drawn, keep, settings=settings(database=None, derandomize=True, max_examples=1000))
+    except NoSuchExample:
+        pass
+    return [text for text in CONSUMER_TEXTS + found if text == text.strip() and text]
+
+
+@pytest.mark.slow
+def test_hugo_and_jekyll_read_the_values_back(tmp_path: Path) -> None:
+    texts = consumer_texts()
+    hugo, jekyll = tmp_path / "hugo", tmp_path / "jekyll"
+    (hugo / "content/p").mkdir(parents=True)
+    (hugo / "layouts/_default").mkdir(parents=True)
+    (hugo / "hugo.toml").write_text('baseURL = "http://example.org/"\ndisableKinds = ["taxonomy", "term", "RSS", '
+                                    '"sitemap", "home", "section"]\n')
+    (hugo / "layouts/_default/single.html").write_text("{{ .Params.t | base64Encode }}")
+    (jekyll / "_p").mkdir(parents=True)
+    (jekyll / "_layouts").mkdir()
+    (jekyll / "_config.yml").write_text("collections:\n  p:\n    output: true\ndefaults:\n"
+                                        "  - scope: {path: '', type: p}\n    values: {layout: v}\n")
+    (jekyll / "_layouts/v.html").write_text("{{ page.t | jsonify }}")
+    for n, text in enumerate(texts):
+        page = FrontMatter.parse(b"---\ntitle: x\n---\n")
+        page.set("t", yaml_scalar(text))
+        (hugo / f"content/p/{n}.md").write_bytes(page.render())
+        (jekyll / f"_p/{n}.md").write_bytes(page.render())
+    run_consumer("hugo", "--quiet", "--destination", str(tmp_path / "hugo-out"), cwd=hugo)
+    run_consumer("jekyll", "build", "--strict_front_matter", "--destination", str(tmp_path / "jekyll-out"), cwd=jekyll)
+    for n, text in enumerate(texts):
+        shown = html.unescape((tmp_path / f"hugo-out/p/{n}/index.html").read_text())  # "+" is written "&#43;"
+        assert base64.b64decode(shown).decode() == text, n
+        assert json.loads((tmp_path / f"jekyll-out/p/{n}.html").read_text()) == text, n
