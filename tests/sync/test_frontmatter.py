@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 from hypothesis import find, given, settings
-from hypothesis.errors import NoSuchExample
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 from sitesync import run_consumer
 
 from pubharvest.errors import BadTarget
