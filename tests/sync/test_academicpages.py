@@ -64,23 +64,6 @@ def test_new_site_has_a_file_per_paper(tmp_path: Path, papers: list[Paper]) -> N
     assert files["_publications/2021-01-01-ren-2021-zero.md"] == ZERO_OFFLOAD
 
 
-@pytest.mark.corpus
-def test_second_run_changes_nothing(tmp_path: Path, papers: list[Paper], corpus: Path) -> None:
-    every = papers + papers_of(corpus_pages(corpus))
-    sync("academicpages", tmp_path, every)
-    first = tree(tmp_path)
-    again = plan("academicpages", tmp_path, every)
-    assert again.changes == [] and len(again.matched) == len(every)
-    assert tree(tmp_path) == first
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_reordered_inputs_give_the_same_files(tmp_path: Path, papers: list[Paper], seed: int) -> None:
-    sync("academicpages", tmp_path / "a", papers)
-    sync("academicpages", tmp_path / "b", papers_of(fixture_pages(), seed=seed))
-    assert tree(tmp_path / "a") == tree(tmp_path / "b")
-
-
 def test_one_paper_more_adds_that_file(tmp_path: Path, papers: list[Paper]) -> None:
     sync("academicpages", tmp_path, papers[1:])
     done = plan("academicpages", tmp_path, papers)

@@ -84,23 +84,6 @@ def test_papers_without_bundle_wait_for_add_missing(tmp_path: Path, papers: list
     assert done.changes == [] and sorted(done.missing) == sorted(p.key for p in papers)
 
 
-@pytest.mark.corpus
-def test_second_run_changes_nothing(tmp_path: Path, papers: list[Paper], corpus: Path) -> None:
-    every = papers + papers_of(corpus_pages(corpus))
-    sync("hugo", tmp_path, every)
-    first = tree(tmp_path)
-    assert plan("hugo", tmp_path, every).changes == []
-    assert len(plan("hugo", tmp_path, every).matched) == len(every)
-    assert tree(tmp_path) == first
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_reordered_inputs_give_the_same_files(tmp_path: Path, papers: list[Paper], seed: int) -> None:
-    sync("hugo", tmp_path / "a", papers)
-    sync("hugo", tmp_path / "b", papers_of(fixture_pages(), seed=seed))
-    assert tree(tmp_path / "a") == tree(tmp_path / "b")
-
-
 def test_one_paper_more_adds_that_bundle(tmp_path: Path, papers: list[Paper]) -> None:
     sync("hugo", tmp_path, papers[1:])
     done = plan("hugo", tmp_path, papers)
