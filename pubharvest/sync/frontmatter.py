@@ -26,7 +26,8 @@ Body
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import tomllib
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -34,6 +35,7 @@ import yaml
 from pubharvest.errors import BadTarget
 
 FENCE = "---"
+TOML_FENCE = "+++"
 # A value written plain (unquoted) starts with a letter and holds only letters, digits, spaces and
 # punctuation no YAML parser reads as syntax; anything else is double-quoted.
 _PLAIN = re.compile(r"[^\W\d_][\w .,;()/+\-?!&=~%$@^']*")
@@ -103,7 +105,7 @@ class FrontMatter:
     values: dict[str, Any]
     spans: dict[str, _Span]
     newline: str = "\n"
-    added: list[str] = field(default_factory=list)
+    editable: bool = True  # YAML; TOML front matter (``+++``, older Hugo Academic sites) is read, never edited
 
     @classmethod
     def parse(cls, data: bytes) -> FrontMatter:
@@ -113,16 +115,18 @@ class FrontMatter:
         except UnicodeDecodeError as error:
             raise BadTarget(f"not UTF-8 (byte {error.start})") from None
         all_lines = text.splitlines(keepends=True)
-        if not all_lines or all_lines[0].lstrip("\ufeff").rstrip("\r\n").rstrip() != FENCE:
+        fence = all_lines[0].lstrip("\ufeff").rstrip() if all_lines else ""
+        if fence not in (FENCE, TOML_FENCE):
             raise BadTarget("no front matter: the file does not start with ---")
         close = next((i for i, line in enumerate(all_lines[1:], 1)
-                      if line.rstrip("\r\n").rstrip() in (FENCE, "...")), None)
+                      if line.rstrip() in ((FENCE, "...") if fence == FENCE else (TOML_FENCE,))), None)
         if close is None:
-            raise BadTarget("the front matter has no closing ---")
+            raise BadTarget(f"the front matter has no closing {fence}")
         lines = all_lines[1:close]
-        values, spans = _read(lines)
+        values, spans = _read(lines) if fence == FENCE else (_read_toml(lines), {})
         newline = "\r\n" if all_lines[0].endswith("\r\n") else "\n"
-        return cls(all_lines[0].encode(), lines, "".join(all_lines[close:]).encode(), values, spans, newline)
+        return cls(all_lines[0].encode(), lines, "".join(all_lines[close:]).encode(), values, spans, newline,
+                   editable=fence == FENCE)
 
     def has(self, key: str) -> bool:
         """Whether the front matter holds ``key``, or holds it commented out (``#key: ...``)."""
@@ -131,14 +135,15 @@ class FrontMatter:
 
     def set(self, key: str, value: str) -> None:
         """Write ``key: value`` (``value`` already YAML, ``yaml_scalar``'s or a list's) in place of
-        the key's lines, or as new lines before the closing fence."""
+        the key's lines, or as new lines before the closing fence. TOML front matter is not edited."""
+        if not self.editable:
+            raise BadTarget("TOML front matter is read, not edited")
         new = [line + self.newline for line in f"{key}: {value}".replace(": \n", ":\n", 1).split("\n")]
         if key not in self.spans:
             if self.lines and not self.lines[-1].endswith("\n"):
                 self.lines[-1] += self.newline
             start = len(self.lines)
             self.lines += new
-            self.added.append(key)
             self.spans[key] = _Span(start, start + len(new))
             return
         span = self.spans[key]
@@ -180,6 +185,14 @@ def _read(lines: list[str]) -> tuple[dict[str, Any], dict[str, _Span]]:
             end -= 1
         spans[str(key_node.value)] = _Span(key_node.start_mark.line, end)
     return {str(k): v for k, v in values.items()}, spans
+
+
+def _read_toml(lines: list[str]) -> dict[str, Any]:
+    """The values of TOML front matter."""
+    try:
+        return tomllib.loads("".join(lines))
+    except tomllib.TOMLDecodeError as error:
+        raise BadTarget(f"the front matter is not valid TOML ({error})") from None
 
 
 def _filler(line: str) -> bool:

@@ -111,7 +111,10 @@ def full_date(paper: Paper) -> str | None:
 
 
 def fill(front: FrontMatter, fields: Iterable[Field]) -> None:
-    """Add each field the front matter lacks (or holds commented out); keep every value it has."""
+    """Add each field the front matter lacks (or holds commented out); keep every value it has. TOML
+    front matter is left as it is (read to match the page, so that no second page is added)."""
+    if not front.editable:
+        return
     for key, value in fields:
         if value is not None and not front.has(key):
             front.set(key, value)

@@ -159,3 +159,12 @@ def test_hugo_and_jekyll_read_the_values_back(tmp_path: Path) -> None:
         shown = html.unescape((tmp_path / f"hugo-out/p/{n}/index.html").read_text())  # "+" is written "&#43;"
         assert base64.b64decode(shown).decode() == text, n
         assert json.loads((tmp_path / f"jekyll-out/p/{n}.html").read_text()) == text, n
+
+
+def test_toml_front_matter_is_read_not_edited() -> None:
+    page = FrontMatter.parse(b'+++\ntitle = "x"\ndate = 2021-05-01\n+++\n')
+    assert page.values["title"] == "x" and not page.editable
+    with pytest.raises(BadTarget, match="not edited"):
+        page.set("doi", "x")
+    with pytest.raises(BadTarget, match="not valid TOML"):
+        FrontMatter.parse(b"+++\ntitle = \n+++\n")

@@ -192,3 +192,14 @@ links:
   url: "https://arxiv.org/abs/2203.01978"
 ---
 """)
+
+
+def test_toml_page_is_matched_and_left_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "content/publication/roi"
+    folder.mkdir(parents=True)
+    own = b'+++\ntitle = "Region-of-Interest based Neural Video Compression"\ndate = 2022-03-01\n+++\nBody\n'
+    (folder / "index.md").write_bytes(own)
+    done = sync("hugo", tmp_path, [ROI])
+    assert done.matched == [("content/publication/roi/index.md", "perugachidiaz2022region")] and not done.added
+    assert (folder / "index.md").read_bytes() == own
+    assert sorted(tree(tmp_path)) == ["content/publication/roi/cite.bib", "content/publication/roi/index.md"]
