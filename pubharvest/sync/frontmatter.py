@@ -128,6 +128,11 @@ class FrontMatter:
         return cls(all_lines[0].encode(), lines, "".join(all_lines[close:]).encode(), values, spans, newline,
                    editable=fence == FENCE)
 
+    @classmethod
+    def absent(cls, data: bytes) -> FrontMatter:
+        """A file without front matter, as an empty one that is never edited (``render`` gives ``data``)."""
+        return cls(data, [], b"", {}, {}, editable=False)
+
     def has(self, key: str) -> bool:
         """Whether the front matter holds ``key``, or holds it commented out (``#key: ...``)."""
         return key in self.values or any(

@@ -57,10 +57,13 @@ def slug(key: str) -> str:
 
 
 def read_page(path: Path, root: Path) -> Page:
-    """The page at ``path``; ``BadTarget`` naming it (from ``root``, the site's) when it cannot be read
-    or its front matter cannot: nothing of the site is written then."""
+    """The page at ``path`` (a file without front matter is no page: it matches nothing); ``BadTarget``
+    naming it (from ``root``, the site's) when it cannot be read or its front matter cannot: nothing of
+    the site is written then."""
     try:
         data = path.read_bytes()
+        if not data.lstrip(b"\xef\xbb\xbf").startswith((b"---", b"+++")):
+            return Page(path, data, FrontMatter.absent(data))  # no page (Jekyll copies it as it is): unmatched
         return Page(path, data, FrontMatter.parse(data))
     except OSError as error:
         raise BadTarget(f"{path.relative_to(root)}: cannot be read ({error.strerror})") from None
@@ -187,5 +190,5 @@ def _by_names(pages: Sequence[Page], papers: Sequence[Paper], matches: list[Pape
     named it."""
     taken = {id(paper) for paper in matches if paper is not None}
     by_slug = {slug(paper.key): paper for paper in papers if id(paper) not in taken}
-    return [by_slug.pop(name(page), None) if paper is None else paper
+    return [by_slug.pop(name(page), None) if paper is None and page.front.values else paper
             for page, paper in zip(pages, matches, strict=True)]

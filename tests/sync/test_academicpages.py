@@ -140,3 +140,11 @@ def test_jekyll_renders_the_records(tmp_path: Path, papers: list[Paper], corpus:
                        paper.url or "")
         assert cited == citation(paper)
         assert html.unescape(cited).count(paper.title or "") == 1
+
+
+def test_a_file_without_front_matter_is_left_alone(tmp_path: Path, papers: list[Paper]) -> None:
+    (tmp_path / "_publications").mkdir()
+    (tmp_path / "_publications/README.md").write_bytes(b"# My papers\n\nOne file each.\n")
+    done = sync("academicpages", tmp_path, papers)
+    assert done.unmatched == ["_publications/README.md"] and len(done.added) == len(papers)
+    assert (tmp_path / "_publications/README.md").read_bytes() == b"# My papers\n\nOne file each.\n"

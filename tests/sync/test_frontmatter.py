@@ -95,6 +95,7 @@ def test_commented_out_key_counts_as_present() -> None:
 
 @pytest.mark.parametrize(("data", "message"), [
     (b"title: x\n", "no front matter"),
+    (b"+++\ntitle = 1\n", "no closing \\+\\+\\+"),
     (b"---\ntitle: x\n", "no closing"),
     (b"---\ntitle: [x\n---\n", r"not valid YAML \(line 3\)"),
     (b"---\n- a\n---\n", "not a mapping"),
