@@ -64,7 +64,9 @@ def iso_date(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     tally = Tally(named=args.paths)
-    pages = read_pages(args, tally)
+    # by input name (pages of one file in their order): which source's URL or venue a merged paper keeps
+    # follows the inputs' order, and a sync must give the same files whatever order they are named in
+    pages = sorted(read_pages(args, tally), key=lambda page: page[0])
     tally.require_some()
     if not pages:
         return tally.exit_code()

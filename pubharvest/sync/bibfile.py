@@ -418,7 +418,7 @@ def _appended(text: str, entries: Sequence[Entry], appended: Sequence[str]) -> s
     newline = style.newline
     out = [] if not text or text.endswith("\n") else [newline]
     for entry in appended:
-        out.append(newline + _restyled(entry, style) + newline)
+        out.append(("" if not text and not out else newline) + _restyled(entry, style) + newline)
     return "".join(out)
 
 
