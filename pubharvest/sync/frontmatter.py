@@ -173,7 +173,8 @@ def _read(lines: list[str]) -> tuple[dict[str, Any], dict[str, _Span]]:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         values = yaml.load(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
+        # where the construct the parser gave up on began (an unclosed quote's line), else where it gave up
+        mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         raise BadTarget(f"the front matter is not valid YAML{where}") from None
     if node is None:

@@ -97,7 +97,7 @@ def test_commented_out_key_counts_as_present() -> None:
     (b"title: x\n", "no front matter"),
     (b"+++\ntitle = 1\n", "no closing \\+\\+\\+"),
     (b"---\ntitle: x\n", "no closing"),
-    (b"---\ntitle: [x\n---\n", r"not valid YAML \(line 3\)"),
+    (b"---\ntitle: [x\n---\n", r"not valid YAML \(line 2\)"),
     (b"---\n- a\n---\n", "not a mapping"),
     (b"---\na: 1\na: 2\n---\n", "not a single plain key"),
     (b"---\n\xff: 1\n---\n", "not UTF-8"),

@@ -6,7 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 from sitesync import corpus_pages, fixture_pages, papers_of, plan, sync, tree
+
+from pubharvest.cli import main
+from pubharvest.errors import ExitCode
 
 TARGETS = ["hugo", "academicpages"]
 
@@ -36,3 +40,34 @@ def test_reordered_corpus_gives_the_same_files(tmp_path: Path, corpus: Path, nam
     sync(name, tmp_path / "a", papers_of(corpus_pages(corpus)))
     sync(name, tmp_path / "b", papers_of(corpus_pages(corpus), seed=7))
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+JA = str(FIXTURES / "scholar/handwritten_ja_profile.html")
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_command_dry_run_then_sync_then_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    assert main(["sync", name, str(tmp_path), JA, "--add-missing", "--dry-run"]) == ExitCode.OK
+    out, err = capsys.readouterr()
+    assert out.count("--- /dev/null\n") == (8 if name == "hugo" else 4) and tree(tmp_path) == {}
+    assert f"sync {name} {tmp_path}: 0 matched, 0 unmatched, 4 added, 0 missing, 0 conflicts; " in err
+    assert main(["sync", name, str(tmp_path), JA, "--add-missing"]) == ExitCode.OK
+    written = tree(tmp_path)
+    assert len(written) == (8 if name == "hugo" else 4)
+    capsys.readouterr()
+    assert main(["sync", name, str(tmp_path), JA, "--dry-run"]) == ExitCode.OK
+    out, err = capsys.readouterr()
+    assert out == "" and "4 matched, 0 unmatched, 0 added, 0 missing, 0 conflicts; 0 files would change" in err
+    assert tree(tmp_path) == written
+
+
+@pytest.mark.parametrize(("name", "page"), [("hugo", "content/publication/x/index.md"),
+                                            ("academicpages", "_publications/x.md")])
+def test_command_bad_page_is_one_line_exit_7(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+                                             page: str) -> None:
+    (tmp_path / page).parent.mkdir(parents=True)
+    (tmp_path / page).write_bytes(b"---\ntitle: 'unclosed\n---\nBody\n")
+    assert main(["sync", name, str(tmp_path), JA, "--add-missing"]) == ExitCode.BAD_TARGET
+    err = [line for line in capsys.readouterr().err.splitlines() if "warning:" not in line]
+    assert err == [f"{tmp_path}: bad_target: {page}: the front matter is not valid YAML (line 2)"]
+    assert tree(tmp_path) == {page: b"---\ntitle: 'unclosed\n---\nBody\n"}
