@@ -48,7 +48,7 @@ class AcademicPagesTarget:
             raise BadTarget(f"{root}: not a folder (the Jekyll site's root, which holds _publications/)")
         folder = root / FOLDER
         pages = [read_page(path, root) for path in sorted(folder.glob("*.md")) if path.is_file()]
-        taken = {page.path.stem for page in pages}
+        taken = {path.stem for path in folder.iterdir()} if folder.is_dir() else set()
         categories = site_categories(root)
 
         def update(page: Page, paper: Paper) -> list[FileChange]:

@@ -42,7 +42,8 @@ class HugoTarget:
             raise BadTarget(f"{root}: not a folder (the Hugo site's root, which holds content/)")
         section = _section(root)
         pages = [read_page(path, root) for path in _page_files(root)]
-        taken = {_page_name(page.path) for page in pages}
+        # a new bundle's folder is none the section has, page or not (a folder without index.md, a file)
+        taken = {path.stem for path in section.iterdir()} if section.is_dir() else set()
 
         def create(paper: Paper) -> list[FileChange]:
             folder = section / free_name(slug(paper.key), taken)

@@ -203,3 +203,11 @@ def test_toml_page_is_matched_and_left_alone(tmp_path: Path) -> None:
     assert done.matched == [("content/publication/roi/index.md", "perugachidiaz2022region")] and not done.added
     assert (folder / "index.md").read_bytes() == own
     assert sorted(tree(tmp_path)) == ["content/publication/roi/cite.bib", "content/publication/roi/index.md"]
+
+
+def test_a_taken_folder_name_gets_a_number(tmp_path: Path, papers: list[Paper]) -> None:
+    (tmp_path / "content/publication/ren-2021-zero").mkdir(parents=True)  # a folder of the user's, no page
+    sync("hugo", tmp_path, papers)
+    assert tree(tmp_path / "content/publication/ren-2021-zero-2")["index.md"].startswith(
+        b'---\ntitle: "ZeRO-Offload: Democratizing Billion-Scale Model Training"\n')
+    assert not any((tmp_path / "content/publication/ren-2021-zero").iterdir())
