@@ -31,7 +31,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # report, a job's progress)
     ("formats", ("pubharvest.output", "pubharvest.latex", "pubharvest.texchars", "pubharvest.bibtex", "pubharvest.csl",
                  "pubharvest.tables",
-                 "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress")),
+                 "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress",
+                 # sync targets: the records written into the user's own files and sites
+                 "pubharvest.sync.*")),
     # the public Python API: the package itself, naming what the floors below offer
     ("api", ("pubharvest",)),
     # the command, one module per command: on top, imported by nothing else
