@@ -155,5 +155,5 @@ def print_summary(plan: SyncPlan, name: str, path: str, dry_run: bool) -> None:
     lines += [f"  unmatched (left alone): {entry}" for entry in plan.unmatched]
     lines += [f"  conflict (kept): {conflict}" for conflict in plan.conflicts]
     lines += [f"  added: {key}" for key in plan.added]
-    lines += [f"  missing (--add-missing adds): {key}" for key in plan.missing]
+    lines += [f"  missing: {key}" for key in plan.missing]
     print("\n".join(lines), file=sys.stderr)

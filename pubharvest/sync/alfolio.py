@@ -31,7 +31,7 @@ import yaml
 from ..errors import BadTarget
 from ..merge import MergedProfile, Paper, SourceRecord
 from . import FileChange, SyncOptions, SyncPlan
-from .bib import read_bib, synced_bib
+from .bib import read_bib, read_target_file, synced_bib
 
 BIB = Path("_bibliography/papers.bib")
 CITATIONS = Path("_data/citations.yml")
@@ -60,25 +60,16 @@ class AlFolioTarget:
         user = scholar_user(root, papers)
         if user is not None:
             path = root / CITATIONS
-            old = read_bytes(path)
+            old = read_target_file(path)
             plan.changes.append(FileChange(path, old, citations_yaml(old, user, papers, options.as_of)))
         return plan
-
-
-def read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise BadTarget(f"{path} cannot be read: {error.strerror or error}") from None
 
 
 def scholar_user(root: Path, papers: Sequence[Paper]) -> str | None:
     """The site's Scholar user id: its configuration's ``scholar_userid``, else the one profile the papers'
     Scholar ids name (None when they name none or several)."""
     for config in CONFIGS:
-        data = load_yaml(read_bytes(root / config), root / config)
+        data = load_yaml(read_target_file(root / config), root / config)
         if isinstance(data, dict) and isinstance(user := data.get("scholar_userid"), str) and user.strip():
             return user.strip()
     users = {value.split(":", 1)[0] for value in scholar_ids(papers) if ":" in value}

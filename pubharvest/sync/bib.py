@@ -8,7 +8,8 @@ else title and year). A matched entry gains the fields the records add and it la
 which is updated when the count or date changes. A value the entry holds is never changed: one that
 differs from the records is a conflict in the summary. Entries no paper matches, entries without a
 key, and every byte outside those fields stay as they were. ``--add-missing`` appends the papers
-no entry stands for, as pubharvest's BibTeX writer writes them, in the file's style.
+no entry stands for, as pubharvest's BibTeX writer writes them, in the file's style (not a Scholar
+row whose title is a list of names).
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def read_bib(path: Path) -> bytes | None:
     """The bytes of the ``.bib`` at ``path`` (None: no such file); ``BadTarget`` for a folder or what cannot be read."""
     if path.is_dir():
         raise BadTarget(f"{path} is a folder; the bib target syncs one .bib file (al-folio syncs a site's folder)")
+    return read_target_file(path)
+
+
+def read_target_file(path: Path) -> bytes | None:
+    """The bytes of a target's file (None: no such file); ``BadTarget`` when it cannot be read."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -86,13 +92,20 @@ def synced_bib(data: bytes, papers: Sequence[Paper], options: SyncOptions, plan:
     if options.add_missing:
         keys = Keys()
         keys.used.update(e.key for e in keyed if e.key)
-        for paper in rest:
+        plan.missing += [paper.key for paper in rest if not addable(paper)]
+        for paper in filter(addable, rest):
             key = keys.key(msgspec.structs.replace(paper, key=""))
             appended.append(new_entry(paper, key, options))
             plan.added.append(key)
     else:
         plan.missing += [paper.key for paper in rest]
     return doc.edited(additions, updates, appended) if additions or updates or appended else data
+
+
+def addable(paper: Paper) -> bool:
+    """Whether ``--add-missing`` adds the paper: not when each of its rows has a list of names for a title
+    (a Scholar row the parser flagged ``title_looks_like_authors``), which no one wants in a .bib."""
+    return not all("title_looks_like_authors" in source.flags for source in paper.sources)
 
 
 def paper_order(paper: Paper) -> tuple[int, str, str]:
