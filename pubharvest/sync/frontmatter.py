@@ -38,7 +38,7 @@ FENCE = "---"
 TOML_FENCE = "+++"
 # A value written plain (unquoted) starts with a letter and holds only letters, digits, spaces and
 # punctuation no YAML parser reads as syntax; anything else is double-quoted.
-_PLAIN = re.compile(r"[^\W\d_][\w .,;()/+\-?!&=~%$@^']*")
+_PLAIN = re.compile(r"[^\W\d_][\w .,;()/+\-!&=~%$@^']*")
 # Words YAML 1.1 (go-yaml v2 included) reads as booleans or null when written plain
 _RESERVED = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 # Characters a double-quoted scalar writes as an escape: controls, YAML 1.1's line breaks (NEL, LS,
@@ -59,7 +59,12 @@ def yaml_scalar(text: str) -> str:
     text = _SURROGATE.sub("\ufffd", text)
     if _PLAIN.fullmatch(text) and not text.endswith(" ") and text.casefold() not in _RESERVED:
         return text
-    return '"' + _ESCAPED.sub(_escape, text) + '"'
+    return double_quoted(text)
+
+
+def double_quoted(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar, which any context reads back as that text."""
+    return '"' + _ESCAPED.sub(_escape, _SURROGATE.sub("\ufffd", text)) + '"'
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -80,8 +85,9 @@ def yaml_list(items: list[str]) -> str:
 
 
 def yaml_flow_list(items: list[str]) -> str:
-    """A one-line list of scalars: ``["paper-conference"]``."""
-    return "[" + ", ".join(yaml_scalar(item) for item in items) + "]"
+    """A one-line list of quoted scalars, ``["paper-conference"]`` (a plain scalar inside brackets is
+    read by flow rules: ``[A?]`` does not parse)."""
+    return "[" + ", ".join(double_quoted(item) for item in items) + "]"
 
 
 @dataclass

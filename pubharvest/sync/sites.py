@@ -5,7 +5,8 @@ The rule that never loses an edit: a synced field is written only where a page l
 commented out, ``#citation: ...``: the user's choice to leave it out). A value a page has is the
 user's, whoever wrote it first, and stays as it is; a record's correction reaches a page whose line
 the user deletes. New pages are written for papers no page stands for with ``--add-missing``, as
-the ``bib`` target appends entries.
+the ``bib`` target appends entries (and, as it does, not for a Scholar row whose title is a list of
+names).
 
 >>> slug("rajbhandari2020zeroa"), slug("anonfoo"), slug("Ovtcharov2015_x")
 ('rajbhandari-2020-zeroa', 'anonfoo', 'ovtcharov-2015-x')
@@ -23,6 +24,7 @@ from typing import Any
 from ..errors import BadTarget
 from ..merge import Paper
 from . import FileChange, SyncOptions, SyncPlan
+from .bib import addable
 from .frontmatter import FrontMatter, yaml_scalar
 from .matching import EntryFacts, entry_id, match_entries
 
@@ -156,7 +158,7 @@ def plan_pages(pages: Sequence[Page], papers: Sequence[Paper], options: SyncOpti
         plan.conflicts += id_conflicts(shown, page.front.values, paper)
         plan.changes += update(page, paper)
     for paper in sorted((p for p in papers if id(p) not in matched), key=lambda p: p.key):
-        if options.add_missing:
+        if options.add_missing and addable(paper):
             plan.added.append(paper.key)
             plan.changes += create(paper)
         else:

@@ -169,3 +169,9 @@ def test_toml_front_matter_is_read_not_edited() -> None:
         page.set("doi", "x")
     with pytest.raises(BadTarget, match="not valid TOML"):
         FrontMatter.parse(b"+++\ntitle = \n+++\n")
+
+
+def test_a_list_in_brackets_is_always_quoted() -> None:
+    # found by hypothesis: "A?" is a plain scalar in a block, but not inside brackets
+    assert yaml_flow_list(["A?", "paper-conference"]) == '["A?", "paper-conference"]'
+    assert yaml_scalar("Why?") == '"Why?"'
