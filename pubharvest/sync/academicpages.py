@@ -25,8 +25,22 @@ from ..citable import csl_type, shown_title
 from ..errors import BadTarget
 from ..merge import MergedProfile, Paper
 from . import FileChange, SyncOptions, SyncPlan
-from .frontmatter import FENCE, FrontMatter, yaml_scalar
-from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, scholar_field, slug
+from .frontmatter import yaml_scalar
+from .sites import (
+    Field,
+    Page,
+    fill,
+    free_name,
+    full_date,
+    new_page,
+    page_facts,
+    plan_pages,
+    read_page,
+    scholar_field,
+    shown_authors,
+    shown_venue,
+    slug,
+)
 
 FOLDER = "_publications"
 _DATED = re.compile(r"^\d{4}-\d\d?-\d\d?-")  # a file name's date, before its slug
@@ -59,9 +73,7 @@ class AcademicPagesTarget:
 
         def create(paper: Paper) -> list[FileChange]:
             name = free_name(f"{full_date(paper) or '1900-01-01'}-{slug(paper.key)}", taken)
-            front = FrontMatter.parse(f"{FENCE}\n{FENCE}\n".encode())
-            fill(front, front_fields(paper, name, categories))
-            return [FileChange(folder / f"{name}.md", None, front.render())]
+            return [FileChange(folder / f"{name}.md", None, new_page(front_fields(paper, name, categories)))]
 
         return plan_pages(pages, papers, options, root,
                           lambda page: page_facts(page.front.values, LINK_KEYS), update, create,
@@ -83,7 +95,7 @@ def front_fields(paper: Paper, name: str, categories: Sequence[str]) -> list[Fie
     name without ``.md``, which the permalink repeats."""
     title = shown_title(paper)
     date = full_date(paper)
-    venue = f"{paper.venue}…" if paper.venue and paper.venue_truncated else paper.venue
+    venue = shown_venue(paper)
     url = paper_url(paper)
     return [
         ("title", yaml_scalar(title) if title else None),
@@ -123,7 +135,7 @@ def citation(paper: Paper) -> str:
     ...                      venue="<SC>", year=2020, sources=[])))
     A O&#x27;Neil, B C, et al. (2020). &quot;Q&amp;A.&quot; <i>&lt;SC&gt;</i>.
     """
-    authors = [*paper.authors, "et al."] if paper.authors and paper.authors_truncated else paper.authors
+    authors = shown_authors(paper)
     parts = []
     if authors:
         joined = ", ".join(authors)
@@ -132,7 +144,6 @@ def citation(paper: Paper) -> str:
         parts.append(f"({paper.year}).")
     if title := shown_title(paper):
         parts.append(f"&quot;{html.escape(title.rstrip('.'))}.&quot;")
-    if paper.venue:
-        venue = f"{paper.venue}…" if paper.venue_truncated else paper.venue
+    if venue := shown_venue(paper):
         parts.append(f"<i>{html.escape(venue)}</i>.")
     return " ".join(parts)

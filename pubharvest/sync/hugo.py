@@ -23,11 +23,24 @@ from ..citable import csl_type, shown_title
 from ..errors import BadTarget
 from ..merge import MergedProfile, Paper
 from . import FileChange, SyncOptions, SyncPlan
-from .frontmatter import FENCE, FrontMatter, yaml_flow_list, yaml_list, yaml_scalar
-from .sites import Field, Page, fill, free_name, full_date, page_facts, plan_pages, read_page, scholar_field, slug
+from .frontmatter import yaml_flow_list, yaml_list, yaml_scalar
+from .sites import (
+    Field,
+    Page,
+    fill,
+    free_name,
+    full_date,
+    new_page,
+    page_facts,
+    plan_pages,
+    read_page,
+    scholar_field,
+    shown_authors,
+    shown_venue,
+    slug,
+)
 
 SECTIONS = ("publication", "publications")  # content/<section>/, HugoBlox's classic and newer names
-CUT_AUTHORS = "et al."  # the last author of a cut list (academic writes " others", a name)
 LINK_KEYS = ("url_pdf", "url_source", "url_preprint", "url")
 
 
@@ -88,11 +101,11 @@ def _update(page: Page, paper: Paper) -> list[FileChange]:
 
 def front_fields(paper: Paper) -> list[Field]:
     """The synced fields, in the order a new page lists them."""
-    authors = [*paper.authors, CUT_AUTHORS] if paper.authors and paper.authors_truncated else paper.authors
+    authors = shown_authors(paper)
     kind = csl_type(paper)
     date = full_date(paper)
     title = shown_title(paper)
-    venue = f"{paper.venue}…" if paper.venue and paper.venue_truncated else paper.venue
+    venue = shown_venue(paper)
     return [
         ("title", yaml_scalar(title) if title else None),
         ("authors", yaml_list(authors) if authors else None),
@@ -119,9 +132,7 @@ def _links(paper: Paper) -> str | None:
 
 def new_index(paper: Paper) -> bytes:
     """A new bundle's ``index.md``: the synced fields, and no body."""
-    front = FrontMatter.parse(f"{FENCE}\n{FENCE}\n".encode())
-    fill(front, front_fields(paper))
-    return front.render()
+    return new_page(front_fields(paper))
 
 
 def cite_bib(paper: Paper) -> bytes:

@@ -25,7 +25,7 @@ from ..errors import BadTarget
 from ..merge import Paper
 from . import FileChange, SyncOptions, SyncPlan
 from .bib import addable
-from .frontmatter import FrontMatter, yaml_scalar
+from .frontmatter import FENCE, FrontMatter, yaml_scalar
 from .matching import EntryFacts, entry_id, match_entries
 
 # a DOI or an arXiv id in a link a page holds (``paperurl``, ``url_pdf``, ``links``)
@@ -113,6 +113,26 @@ def full_date(paper: Paper) -> str | None:
     else:
         return None
     return "-".join(parts + ["01"] * (3 - len(parts)))
+
+
+CUT_AUTHORS = "et al."  # the last author of a cut list (academic's importer writes " others", a name)
+
+
+def shown_authors(paper: Paper) -> list[str]:
+    """The authors as a page lists them: a cut list ends in ``et al.``."""
+    return [*paper.authors, CUT_AUTHORS] if paper.authors and paper.authors_truncated else paper.authors
+
+
+def shown_venue(paper: Paper) -> str | None:
+    """The venue as written, with ``…`` where the page cut it."""
+    return f"{paper.venue}…" if paper.venue and paper.venue_truncated else paper.venue
+
+
+def new_page(fields: Iterable[Field]) -> bytes:
+    """A new page: front matter of ``fields`` (those with a value, in order) and no body."""
+    front = FrontMatter.parse(f"{FENCE}\n{FENCE}\n".encode())
+    fill(front, fields)
+    return front.render()
 
 
 def fill(front: FrontMatter, fields: Iterable[Field]) -> None:
