@@ -6,11 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import FIXTURES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sitesync import corpus_pages, fixture_pages, papers_of, plan, sync, tree
 
 from pubharvest.cli import main
 from pubharvest.errors import ExitCode
+from pubharvest.merge import Paper
+from pubharvest.parsers.records import PublicationIds
 from pubharvest.sync.bib import addable
 
 TARGETS = ["hugo", "academicpages"]
@@ -76,3 +81,45 @@ def test_command_bad_page_is_one_line_exit_7(tmp_path: Path, capsys: pytest.Capt
     err = [line for line in capsys.readouterr().err.splitlines() if "warning:" not in line]
     assert err == [f"{tmp_path}: bad_target: {page}: the front matter is not valid YAML (line 2)"]
     assert tree(tmp_path) == {page: b"---\ntitle: 'unclosed\n---\nBody\n"}
+
+
+USER_KEYS = st.sampled_from(["tags", "featured", "image", "projects", "my_note", "title", "date", "venue", "doi"])
+USER_VALUES = st.one_of(st.text(), st.booleans(), st.integers(), st.lists(st.text(), max_size=3))
+USER_LINES = st.lists(st.one_of(st.dictionaries(USER_KEYS, USER_VALUES, min_size=1, max_size=1),
+                                st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Zl", "Zp"]))
+                                .map(lambda text: "#" + text)), max_size=6)
+
+
+@pytest.mark.parametrize("name", TARGETS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=USER_LINES, body=st.text(), flow=st.booleans())
+def test_any_user_page_keeps_every_byte(tmp_path: Path, name: str, lines: list[dict[str, object] | str],
+                                        body: str, flow: bool) -> None:
+    """A page of the user's, whatever it holds (keys, values in any YAML style, comments, a body), matched
+    by its arXiv link: its bytes are all kept, the fields it lacked added before the closing fence."""
+    paper = Paper(key="ren2021zero", title="ZeRO-Offload", year=2021, authors=["J Ren"], venue="ATC",
+                  ids=PublicationIds(arxiv="2101.06840", doi="10.1/x"), sources=[])
+    seen: set[str] = set()
+    link = "url_pdf" if name == "hugo" else "paperurl"
+    front = [f"{link}: https://arxiv.org/pdf/2101.06840.pdf\n"]
+    for line in lines:
+        if isinstance(line, str):
+            front.append(line + "\n")
+        elif (key := next(iter(line))) not in seen:
+            seen.add(key)
+            value = line[key]
+            flowing = flow and isinstance(value, list)  # tags: [a, b]
+            front.append(f"{key}: {yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()}\n" if flowing
+                         else yaml.safe_dump(line, default_flow_style=False, allow_unicode=True, width=40))
+    data = ("---\n" + "".join(front) + "---\n" + body).encode()
+    page = tmp_path / (f"{name}-{len(list(tmp_path.iterdir()))}")
+    path = page / ("content/publication/mine/index.md" if name == "hugo" else "_publications/mine.md")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    done = plan(name, page, [paper], add_missing=False)
+    assert done.matched == [(path.relative_to(page).as_posix(), "ren2021zero")]
+    [after] = [change.after for change in done.changes if change.path == path] or [data]
+    head = ("---\n" + "".join(front)).encode()
+    assert after.startswith(head) and after.endswith(("---\n" + body).encode())
+    added = yaml.safe_load(after[len(head):-len(("---\n" + body).encode())] or b"{}") or {}
+    assert not set(added) & ({link} | seen)
