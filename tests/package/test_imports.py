@@ -27,13 +27,11 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # read back from files, the store of every run
     ("domain", ("pubharvest.names", "pubharvest.citable", "pubharvest.keys", "pubharvest.merge",
                 "pubharvest.recordfiles", "pubharvest.inputs", "pubharvest.store")),
-    # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, tables, DataFrames) and shown (the
-    # report, a job's progress)
+    # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, tables, DataFrames, sync targets) and
+    # shown (the report, a job's progress)
     ("formats", ("pubharvest.output", "pubharvest.latex", "pubharvest.texchars", "pubharvest.bibtex", "pubharvest.csl",
                  "pubharvest.tables",
-                 "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress",
-                 # sync targets: the records written into the user's own files and sites
-                 "pubharvest.sync.*")),
+                 "pubharvest.dataframes", "pubharvest.report", "pubharvest.progress", "pubharvest.sync.*")),
     # the public Python API: the package itself, naming what the floors below offer
     ("api", ("pubharvest",)),
     # the command, one module per command: on top, imported by nothing else
