@@ -105,14 +105,20 @@ def page_year(value: object) -> int | None:
 
 def full_date(paper: Paper) -> str | None:
     """The paper's date as ``YYYY-MM-DD``, a month or day the record lacks as ``01`` (both sites
-    need a whole date: Hugo and Jekyll sort and name pages by it); None without a year."""
-    if paper.date and re.fullmatch(r"\d{4}(-\d\d){0,2}", paper.date):
-        parts = paper.date.split("-")
-    elif paper.year:
-        parts = [f"{paper.year:04d}"]
-    else:
-        return None
-    return "-".join(parts + ["01"] * (3 - len(parts)))
+    need a whole date: Hugo and Jekyll sort and name pages by it, and refuse a date that is none);
+    the year alone when the date is no real day; None without a year.
+
+    >>> [full_date(Paper(key="k", year=2021, date=date, sources=[])) for date in ("2021-06", "2021-02-30", None)]
+    ['2021-06-01', '2021-01-01', '2021-01-01']
+    """
+    for text in (paper.date, str(paper.year) if paper.year else None):
+        if text and re.fullmatch(r"\d{4}(-\d\d){0,2}", text):
+            parts = [int(part) for part in text.split("-")] + [1, 1]
+            try:
+                return datetime.date(parts[0], parts[1], parts[2]).isoformat()
+            except ValueError:  # month 13, February 30, year 0
+                continue
+    return None
 
 
 CUT_AUTHORS = "et al."  # the last author of a cut list (academic's importer writes " others", a name)
