@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     except TargetChanged as error:
         print(f"{args.path}: {error.code}: {error.message}", file=sys.stderr)
         return ExitCode.TARGET_CHANGED
+    except OSError as error:  # a file of the target could not be written: each kept what it held
+        print(f"{error.filename or args.path}: unwritable: {error.strerror or error}", file=sys.stderr)
+        return ExitCode.FAILED
     print_summary(plan, args.target, args.path, args.dry_run)
     return tally.exit_code()
 

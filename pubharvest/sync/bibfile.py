@@ -133,7 +133,7 @@ class BibDocument:
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
         if appended:
-            text += _appended(text, self._entries, appended)
+            text += _appended(self.text, text, self._entries, appended)
         return self.to_bytes(text)
 
 
@@ -408,18 +408,21 @@ def _line_end(text: str, at: int, close: int) -> int:
     return at
 
 
-def _appended(text: str, entries: Sequence[Entry], appended: Sequence[str]) -> str:
+def _appended(source: str, text: str, entries: Sequence[Entry], appended: Sequence[str]) -> str:
     """The text that adds the entries ``appended`` (pubharvest's writer's layout: ``@type{key,``, a
-    field a line, ``}``) after ``text``, in the style of the file's last entry with fields."""
+    field a line, ``}``) after ``text`` (the file once edited), in the style of the file's last entry
+    with fields (``entries`` are offsets into ``source``, the file as read), a blank line before each."""
     styled = next((e for e in reversed(entries) if e.fields and e.key is not None), None)
-    style = entry_style(text, styled) if styled else Style(newline=_file_newline(text))
+    style = entry_style(source, styled) if styled else Style(newline=_file_newline(source))
     if style.one_line:  # a file of one-line entries: new entries take the usual layout
         style = Style(newline=style.newline)
     newline = style.newline
-    out = [] if not text or text.endswith("\n") else [newline]
-    for entry in appended:
-        out.append(("" if not text and not out else newline) + _restyled(entry, style) + newline)
-    return "".join(out)
+    if not text.strip():
+        lead = "" if not text or text.endswith("\n") else newline
+    else:
+        blank = text.endswith(("\n\n", "\r\n\r\n"))
+        lead = "" if blank else newline if text.endswith("\n") else newline * 2
+    return lead + newline.join(_restyled(entry, style) + newline for entry in appended)
 
 
 def _restyled(entry: str, style: Style) -> str:

@@ -10,6 +10,7 @@ from the code under test.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 
@@ -101,7 +102,7 @@ def build(count: int = 100, seed: int = 21, keyless: bool = True) -> Built:
     styles = ["plain", "aligned", "upper", "paren", "oneline"]
     mine = list(range(60))
     rng.shuffle(mine)
-    others = iter(range(count - 60))
+    others = itertools.count()
     for at in range(count):
         nl = "\r\n" if 40 <= at < 55 else "\n"  # a section pasted from a Windows editor
         style = rng.choice(styles)

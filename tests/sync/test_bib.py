@@ -178,3 +178,14 @@ def test_a_file_that_is_no_bibtex_is_refused(tmp_path: Path, data: bytes) -> Non
 def test_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BadTarget, match="is a folder"):
         BibTarget().plan(tmp_path, [], [], SyncOptions())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_other_hand_edited_files_keep_their_bytes_too(tmp_path: Path, seed: int) -> None:
+    built = build(count=60 + seed * 8, seed=seed)
+    assert BibDocument.parse(built.text).to_bytes() == built.text
+    after, plan = synced(built, tmp_path / "refs.bib")
+    assert only_owned_lines_differ(built.text, after) == []
+    assert sorted(key for key, _ in plan.matched) == sorted(built.expected)
+    after = synced(built, tmp_path / "refs.bib", add_missing=True)[0]
+    assert synced(Built(text=after, page=built.page), tmp_path / "refs.bib", add_missing=True)[0] == after

@@ -4,6 +4,7 @@ the order of the inputs, from the fixtures and from the corpus's real Scholar pr
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import msgspec
@@ -125,3 +126,16 @@ def test_corpus_profiles_in_any_order_give_the_same_files(tmp_path: Path, read_c
         assert results[0]["_data/citations.yml"].count(b"  8daWuo4AAAAJ:") == 2
     assert bib.startswith(b"@article{karthikeyan2018boiling,\n") and bib.count(b"\n@") == 1  # her two papers only
     assert b"NhqRSupF_l8C" in bib and b"RxmmtT8AAAAJ" not in bib and b"P1RwlvoAAAAJ" not in bib
+
+
+def test_an_unwritable_target_is_one_line_and_keeps_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(src: str, dst: str) -> None:
+        raise PermissionError(13, "Permission denied", dst)
+
+    monkeypatch.setattr(os, "replace", refuse)  # as a read-only folder refuses the rename (root ignores modes)
+    path = tmp_path / "refs.bib"
+    path.write_bytes(BIB)
+    assert main(["sync", "bib", str(path), JA]) == ExitCode.FAILED
+    assert capsys.readouterr().err.splitlines()[-1] == f"{path}: unwritable: Permission denied"
+    assert files(tmp_path) == {"refs.bib": BIB}  # the temporary file removed
