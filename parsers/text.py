@@ -93,6 +93,31 @@ def find_year(text: str | None) -> int | None:
 
 MONTHS: tuple[str, ...] = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                            "october", "november", "december")
+# The months of the languages dates in words come in (English, Spanish, German, French, Portuguese, Italian,
+# Dutch); a name shared by two languages means the same month in both.
+_MONTH_NAMES = (MONTHS,
+                ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+                 "noviembre", "diciembre"),
+                ("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober",
+                 "november", "dezember"),
+                ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
+                 "novembre", "décembre"),
+                ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
+                 "novembro", "dezembro"),
+                ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
+                 "ottobre", "novembre", "dicembre"),
+                ("januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
+                 "november", "december"))
+_MONTH_NUMBERS = {name: number for names in _MONTH_NAMES for number, name in enumerate(names, 1)}
+
+
+def month_number(name: str) -> int | None:
+    """The month a name says in any language of ``_MONTH_NAMES``, or None.
+
+    >>> month_number("November"), month_number("noviembre"), month_number("März"), month_number("Brumaire")
+    (11, 11, 3, None)
+    """
+    return _MONTH_NUMBERS.get(name.lower())
 
 
 def iso_date(year: int | str, month: str | None = None, day: int | str | None = None) -> str | None:

@@ -17,11 +17,14 @@ both forms go through the same code and give the same records.
 
 from __future__ import annotations
 
+import re
+
 from pubharvest.errors import Truncated, Unrecognised
 
 from ..page import Document
 from ..records import PageResult
-from ..text import iso_date
+from ..text import month_number
+from ..warning_codes import Warn
 from ._base import (
     FRONT_MATTER,
     PAGE_LABELS,
@@ -62,7 +65,7 @@ def parse(doc: Document) -> PageResult:
     if kind != "profile":
         raise Unrecognised(f"an Elamur Research {PAGE_LABELS[kind]} ({url}), not an author page; "
                            "pubharvest reads Elamur author pages only")
-    updated = _updated_date(text)
+    updated = UPDATED.search(text, max(0, _text_end(text) - 80))
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
@@ -70,15 +73,25 @@ def parse(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="profile", url=url)
     kinds = sections_by_kind(sections, result)
     result.profile = read_profile(meta, url, sections[0], kinds, result)
-    result.profile.updated = updated
+    result.profile.updated = _updated_date(updated, result)
     result.publications = read_publications(kinds, result.profile, result)
     return result
 
 
-def _updated_date(text: str) -> str | None:
-    """The ISO date of the closing ``Updated 2 November 2026`` line, or None when it is missing."""
+def _text_end(text: str) -> int:
+    """Where ``text`` ends but for trailing white space (not rstrip(): no copy of the page)."""
     end = len(text)
-    while end and text[end - 1].isspace():  # not rstrip(): no copy of the page
+    while end and text[end - 1].isspace():
         end -= 1
-    match = UPDATED.search(text, max(0, end - 40))
-    return iso_date(match["year"], match["month"], match["day"]) if match else None
+    return end
+
+
+def _updated_date(match: re.Match[str], result: PageResult) -> str:
+    """The ISO date of the closing line (``Updated 2 November 2026`` -> ``2026-11-02``); the year alone,
+    with a warning, when its month is a name in no language pubharvest knows."""
+    month = month_number(match["month"])
+    if month is None:
+        result.warn(Warn.profile_unreadable, f"the closing date's month {match['month']!r} is no month name "
+                                             "pubharvest knows: the page's update date is its year only")
+        return match["year"]
+    return f"{match['year']}-{month:02d}-{int(match['day']):02d}"

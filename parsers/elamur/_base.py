@@ -36,7 +36,11 @@ _FRONT_KEY = re.compile(r'(?P<key>[a-z_]+):\s+"(?P<value>[^"]*)"')
 _PAGE_URL = re.compile(rf"\A(?:{re.escape(HTML_HOST)}|{re.escape(MARKDOWN_HOST)})"
                        r"(?P<tier>[^/]+)/(?P<lang>[^/]+)/(?P<path>[^#?]*)")
 _HTML_LINK = re.compile(rf"\[this page in HTML\]\((?P<url>{re.escape(HTML_HOST)}[^)\s]*)\)")
-UPDATED = re.compile(r"Updated (?P<day>\d{1,2}) (?P<month>[A-Za-z]+) (?P<year>\d{4})\s*\Z")
+# The closing line: a label in the page's language, a day, a month's name and a year ("Updated 2 November
+# 2026", "Actualizado el 2 de noviembre de 2026", "Aktualisiert am 2. November 2026"), with the short words
+# some languages put between them.
+UPDATED = re.compile(r"[^\W\d_]+[ \t]+(?P<day>\d{1,2})\.?[ \t]+(?:[^\W\d_]{1,3}[ \t]+)?(?P<month>[^\W\d_]+)\.?"
+                     r"[ \t]+(?:[^\W\d_]{1,3}[ \t]+)?(?P<year>\d{4})\s*\Z")
 
 
 def page_kind(url: str) -> str:

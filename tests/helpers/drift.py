@@ -343,6 +343,9 @@ ELAMUR_ITEM_WORDS = (
     (r"citations?(?=\)?\*)", "citas", "Zitationen"),
 )
 LANGUAGES = {"es": 1, "de": 2}
+# The closing line as each language writes a date (the fixtures' months are November's).
+_ELAMUR_CLOSING = re.compile(r"Updated (\d{1,2}) November (\d{4})(?=\s*\Z)")
+ELAMUR_CLOSINGS = {"es": "Actualizado el {} de noviembre de {}", "de": "Aktualisiert am {}. November {}"}
 # The counts of German leads, grouped as German writes them (``2.743``): before these words.
 _GERMAN_COUNTS = re.compile(r"\d{1,3}(?:,\d{3})+(?= (?:Mal \(|Aufsätzen, deren|zitierende|Werke von))")
 
@@ -367,6 +370,7 @@ que tienen página. - SC 2021 ## Citado por'
         page = re.sub(r"\s+".join(words) + (r"(?![\w,])" if phrase[0].startswith("#") else ""), new, page)
     for entry in ELAMUR_ITEM_WORDS:
         page = re.sub(rf"(?<=\d ){entry[0]}", entry[column], page)
+    page = _ELAMUR_CLOSING.sub(lambda m: ELAMUR_CLOSINGS[language].format(*m.groups()), page)
     return _GERMAN_COUNTS.sub(lambda count: count[0].replace(",", "."), page) if language == "de" else page
 
 

@@ -216,3 +216,24 @@ def test_papers_and_all_works_that_disagree_keep_one_record_and_warn_listings_di
     assert len(offload) == 1 and offload[0].citations == 310
     assert [w.code for w in result.warnings] == ["listings_disagree"]
     assert "citations: kept 310, not 309" in result.warnings[0].message
+
+
+@pytest.mark.parametrize("closing", ["Actualizado el 2 de noviembre de 2026", "Aktualisiert am 2. November 2026",
+                                     "Mis à jour le 2 novembre 2026", "Bijgewerkt op 2 november 2026"])
+def test_the_closing_date_reads_in_any_language(closing: str) -> None:
+    page = MULTILINE.read_text(encoding="utf-8").replace("Updated 2 November 2026", closing)
+    result = parsers.parse(page.encode("utf-8"))
+    assert result.profile is not None and result.profile.updated == "2026-11-02" and not result.warnings
+
+
+def test_a_closing_month_in_no_known_language_is_the_year_with_a_warning() -> None:
+    page = MULTILINE.read_text(encoding="utf-8").replace("Updated 2 November 2026", "Updated 2 Brumaire 2026")
+    result = parsers.parse(page.encode("utf-8"))
+    assert result.profile is not None and result.profile.updated == "2026"
+    assert [w.code for w in result.warnings] == ["profile_unreadable"] and "Brumaire" in result.warnings[0].message
+
+
+def test_a_page_cut_before_its_closing_date_is_truncated() -> None:
+    page = MULTILINE.read_text(encoding="utf-8").replace("Updated 2 November 2026", "Updated 2 November")
+    with pytest.raises(parsers.Truncated):
+        parsers.parse(page.encode("utf-8"))
