@@ -250,21 +250,33 @@ def open_output(fmt: str, path: str | None, writers: Mapping[str, type[_Writer]]
             yield from _writing(stream, writers[fmt])
         return
     target = Path(os.path.realpath(path))
+    with _sigterm_interrupts() as signalled, temporary_beside(target) as (fd, tmp):
+        with io.open(fd, "w", encoding="utf-8", newline="") as stream:
+            yield from _writing(stream, writers[fmt])
+            os.fsync(stream.fileno())
+        if signalled:
+            raise KeyboardInterrupt("SIGTERM")  # its exception was swallowed on the way (see below)
+        os.replace(tmp, target)
+
+
+@contextlib.contextmanager
+def temporary_beside(target: Path) -> Iterator[tuple[int, Path]]:
+    """A new file beside ``target``, open for writing (its descriptor, which the caller closes, and its
+    path), named ``.NAME<TEMP_MARK><pid>`` after removing those of killed runs, with ``target``'s owner
+    and mode; it is removed when the block ends unless the block renamed it over ``target``."""
     remove_stale_temps(target)
     tmp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}")
-    with _sigterm_interrupts() as signalled:
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-            copy_owner_and_mode(fd, target)
-            with io.open(fd, "w", encoding="utf-8", newline="") as stream:
-                yield from _writing(stream, writers[fmt])
-                os.fsync(stream.fileno())
-            if signalled:
-                raise KeyboardInterrupt("SIGTERM")  # its exception was swallowed on the way (see below)
-            os.replace(tmp, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            _copy_owner_and_mode(fd, target)
+        except BaseException:
+            os.close(fd)
+            raise
+        yield fd, tmp
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 def _writing(stream: IO[str], writer_type: type[_Writer]) -> Iterator[_Writer]:
@@ -275,7 +287,7 @@ def _writing(stream: IO[str], writer_type: type[_Writer]) -> Iterator[_Writer]:
     stream.flush()
 
 
-def copy_owner_and_mode(fd: int, target: Path) -> None:
+def _copy_owner_and_mode(fd: int, target: Path) -> None:
     """Give the file open as ``fd`` the owner (where allowed) and mode of ``target``, when it exists."""
     try:
         old = os.stat(target)

@@ -1,6 +1,6 @@
 """A ``SyncPlan`` shown (``diff``) or carried out (``apply``).
 
-Each file is written to a temporary file beside it (named as ``-o``'s are, ``output.TEMP_MARK``),
+Each file is written to a temporary file beside it (``output.temporary_beside``, as ``-o``'s are),
 flushed to disk and renamed over it, so a file is either as it was or as it should be, whatever
 stops the run; its mode (and owner, where allowed) is kept. Before anything is written every file is
 checked against the bytes it was planned from: a file that changed since (an editor saved it) is
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import TargetChanged
-from ..output import TEMP_MARK, copy_owner_and_mode, remove_stale_temps
+from ..output import temporary_beside
 from . import FileChange, SyncPlan
 
 
@@ -86,12 +86,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     made; the old file's mode and owner kept. A symbolic link's target is what is replaced."""
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(target)
-    tmp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    with temporary_beside(target) as (fd, tmp):
         try:
-            copy_owner_and_mode(fd, target)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
@@ -99,9 +95,6 @@ def write_atomically(path: Path, data: bytes) -> None:
         finally:
             os.close(fd)
         os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
     _sync_folder(target.parent)
 
 
