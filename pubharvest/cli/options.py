@@ -50,11 +50,16 @@ def add_input_options(command: argparse.ArgumentParser, formats: str | None, tab
     command.add_argument("-o", "--output", metavar="FILE",
                          help="write here instead of stdout: atomically (a temporary file beside it, then a "
                               "rename) when FILE is a regular file or new; in place when it is a FIFO or device")
+    add_page_options(command)
+    command.add_argument("--strict", action="store_true", help="exit 1 when any page has a warning")
+
+
+def add_page_options(command: argparse.ArgumentParser) -> None:
+    """The options of every command that reads pages: their URL and size ceiling."""
     command.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
     command.add_argument("--max-bytes", type=byte_size, default=MAX_INPUT_BYTES, metavar="N",
                          help="refuse an input larger than this after decompression, as too_large "
                               "(suffixes K, M, G: powers of 1024; default: 256M)")
-    command.add_argument("--strict", action="store_true", help="exit 1 when any page has a warning")
 
 
 def add_table_option(command: argparse.ArgumentParser, default: str) -> None:

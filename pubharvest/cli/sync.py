@@ -15,7 +15,7 @@ from ..sync import SyncOptions, SyncPlan
 from ..sync.apply import apply, diff
 from ..sync.registry import TARGETS, target
 from .merge import read_pages
-from .options import byte_size
+from .options import add_page_options
 from .reading import Tally
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ Pages = list[tuple[str, "PageResult"]]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..errors import MAX_INPUT_BYTES
-
     parser.description = ("Bring a publication list in line with the records of saved pages and records (what "
                           "`merge` reads): a .bib file (bib), an al-folio site (al-folio), a HugoBlox site (hugo), "
                           "an academicpages site (academicpages). Only the fields pubharvest owns change; a second "
@@ -45,9 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", type=iso_date,
                         help="the date of the counts when the records carry none (saved pages); default: the "
                              "newest fetch date or profile update date in the records")
-    parser.add_argument("--url", help="the URL the page(s) came from, when the page does not say")
-    parser.add_argument("--max-bytes", type=byte_size, default=MAX_INPUT_BYTES, metavar="N",
-                        help="refuse an input larger than this after decompression (default: 256M)")
+    add_page_options(parser)
 
 
 def iso_date(text: str) -> str:
