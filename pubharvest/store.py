@@ -100,9 +100,22 @@ SCHEMA = (
         site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, publication_id TEXT NOT NULL,
         position INTEGER NOT NULL, PRIMARY KEY (site, profile_id, run_id, publication_id))""",
     """CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)""",
+    # schema 4: what each run said of each publication (its record without the count, which the
+    # snapshots hold), stored once per distinct record; targets a run tried and got no record of; and
+    # the saved pages ``store add`` took in (by hash: the same bytes twice add nothing).
+    """CREATE TABLE IF NOT EXISTS publication_versions (
+        digest TEXT NOT NULL PRIMARY KEY, site TEXT NOT NULL, publication_id TEXT NOT NULL, record TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS run_failures (
+        site TEXT NOT NULL, profile_id TEXT NOT NULL, run_id TEXT NOT NULL, taken_at TEXT NOT NULL,
+        status TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, PRIMARY KEY (site, profile_id, run_id))""",
+    """CREATE TABLE IF NOT EXISTS added_pages (
+        sha256 TEXT NOT NULL PRIMARY KEY, run_id TEXT NOT NULL, site TEXT NOT NULL, profile_id TEXT NOT NULL,
+        added_at TEXT NOT NULL)""",
 )
 # schema 3: profile_runs.partial (paging stopped) and .trusted (neither shrunk nor untrusted)
-SCHEMA_VERSION = 3
+# schema 4: profile_runs.taken_at (when the page was captured, which orders a profile's history) and
+# .time_source (what said so), run_publications.version (a publication_versions digest)
+SCHEMA_VERSION = 4
 # The columns of ``Store.citation_history``, in order.
 HISTORY_KEYS = ("site", "publication_id", "run_id", "taken_at", "citations", "title", "profile_id", "profile_name")
 # The tables a store of any version has: a file without them is not a pubharvest store.
@@ -121,6 +134,7 @@ _MIGRATIONS_TO_2 = (
 )
 # Columns schema 3 added to a table of schema 2 (a table created by this version has them already).
 _RUN_COLUMNS = {"partial": "INTEGER NOT NULL DEFAULT 0", "trusted": "INTEGER NOT NULL DEFAULT 1"}
+_RUN_COLUMNS_4 = {"profile_runs": {"taken_at": "TEXT", "time_source": "TEXT"}, "run_publications": {"version": "TEXT"}}
 # Warnings that make a record incomplete: it is kept, but does not replace a complete one in the export
 # (besides these, every code the catalogue marks ``untrusted``: drifted markup).
 INCOMPLETE = frozenset({Warn.partial.name, Warn.shrunk.name})
@@ -143,17 +157,18 @@ _UPSERT_SNAPSHOT = """INSERT INTO citation_snapshots (run_id, site, publication_
     ON CONFLICT (run_id, site, publication_id) DO UPDATE SET citations = excluded.citations,
         taken_at = excluded.taken_at"""
 _UPSERT_RUN = """INSERT INTO profile_runs
-        (site, profile_id, run_id, record, publications, complete, saved_at, partial, trusted)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        (site, profile_id, run_id, record, publications, complete, saved_at, partial, trusted, taken_at, time_source)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (site, profile_id, run_id) DO UPDATE SET record = excluded.record,
         publications = excluded.publications, complete = excluded.complete, saved_at = excluded.saved_at,
-        partial = excluded.partial, trusted = excluded.trusted"""
+        partial = excluded.partial, trusted = excluded.trusted, taken_at = excluded.taken_at,
+        time_source = excluded.time_source"""
 # The run a record is compared with: any earlier run of the profile, or for a partial record the
 # previous partial one (the same first pages; a complete run always wins over partial ones anyway).
 _PREVIOUS_RUN = """SELECT run_id, publications FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id <> ?
-    AND partial >= ? ORDER BY saved_at DESC, run_id DESC LIMIT 1"""
+    AND partial >= ? AND taken_at <= ? ORDER BY taken_at DESC, saved_at DESC, run_id DESC LIMIT 1"""
 _EXPORTED_RUN = """SELECT run_id FROM profile_runs WHERE site = ? AND profile_id = ?
-    ORDER BY complete DESC, trusted DESC, saved_at DESC, run_id DESC LIMIT 1"""
+    ORDER BY complete DESC, trusted DESC, taken_at DESC, saved_at DESC, run_id DESC LIMIT 1"""
 
 
 _DATABASE_URL = re.compile(r"postgres(ql)?://", re.IGNORECASE)
@@ -222,6 +237,8 @@ def _create_schema(db: _Sql) -> None:
             db.execute(statement)
     if version < 3:
         _add_run_standing(db)
+    if version < 4:
+        _add_capture_times(db)
     if version < SCHEMA_VERSION:
         db.execute("INSERT INTO store_meta (name, value) VALUES ('schema', ?) "
                    "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
@@ -237,6 +254,16 @@ def _add_run_standing(db: _Sql) -> None:
     db.executemany("UPDATE profile_runs SET partial = ?, trusted = ? WHERE site = ? AND profile_id = ? AND run_id = ?",
                    [(*run_standing(_stored_warnings(record)), site, profile_id, run)
                     for site, profile_id, run, record in rows])
+
+
+def _add_capture_times(db: _Sql) -> None:
+    """Schema 4: a run's capture time (an older store's runs: when they were saved) and publication versions."""
+    for table, columns in _RUN_COLUMNS_4.items():
+        present = {column[0] for column in db.execute(f"SELECT * FROM {table} WHERE false").description or ()}
+        for name, kind in columns.items():
+            if name not in present:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+    db.execute("UPDATE profile_runs SET taken_at = saved_at, time_source = 'saved' WHERE taken_at IS NULL")
 
 
 def _stored_warnings(record: str) -> list[PageWarning]:
@@ -400,37 +427,58 @@ class Store:
     def close(self) -> None:
         self.connection.close()
 
-    def save(self, run: str, fallback_id: str, result: PageResult) -> PageWarning | None:
+    @property
+    def time_column(self) -> str:
+        """The ``profile_runs`` column that orders a profile's history: ``taken_at`` (schema 4), or in an
+        older store opened read-only, ``saved_at``."""
+        return "taken_at" if "publication_versions" in self.tables else "saved_at"
+
+    def save(self, run: str, fallback_id: str, result: PageResult, taken_at: str | None = None,
+             time_source: str | None = None) -> PageWarning | None:
         """Keep a profile's record for ``run``: its listing in the history, its publications upserted
         with their citations snapshotted; it becomes the exported record unless a complete one is
         stored and it is not, or it is shrunk or untrusted and a trusted one is stored. Returns the
-        ``shrunk`` warning when the record has one."""
+        ``shrunk`` warning when the record has one.
+
+        ``taken_at`` is when the page was captured (ISO UTC), which orders the profile's history, and
+        ``time_source`` what said so; by default the record's own fetch time (``fetched``), else now (``saved``).
+        """
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        fetched = result.source.fetched_at if result.source else None
+        taken_at = utc_text(taken_at or fetched or now)
+        time_source = time_source or ("fetched" if fetched else "saved")
         result = within_int64(result)
         site, profile_id = result.site, profile_key(result, fallback_id)
         name = result.profile.name if result.profile else None
         keyed = [(position, publication_key(site, pub), pub)
                  for position, pub in _in_key_order(site, result.publications)]
+        versions = [(version_digest(text), site, pub_id, text)
+                    for text, pub_id in ((version_record(pub), pub_id) for _, pub_id, pub in keyed)]
         with self.dialect.transaction(self.connection) as db:
             partial = run_standing(result.warnings)[0]
-            previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run, partial)).fetchone()
+            previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run, partial, taken_at)).fetchone()
             shrunk = shrink_warning(result, previous)
             warnings = result.warnings + ([shrunk] if shrunk else [])
             profile = to_json(msgspec.structs.replace(result, publications=[], warnings=warnings)).decode()
             complete = not any(w.code in INCOMPLETE or untrusted(w.code) for w in warnings)
             db.execute(_UPSERT_RUN, (site, profile_id, run, profile, len(result.publications), int(complete), now,
-                                     *run_standing(warnings)))
+                                     *run_standing(warnings), taken_at, time_source))
             db.execute("DELETE FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ?",
                        (site, profile_id, run))  # this run's own listing, when a crash made it redo the target
+            db.execute("DELETE FROM run_failures WHERE site = ? AND profile_id = ? AND run_id = ?",
+                       (site, profile_id, run))  # a rerun that got the record after all
             # a statement per table for all rows (three round trips per publication were a fifth of a job's time)
             trusted = not any(untrusted(w.code) for w in warnings)  # drifted rows never replace a good record
             db.executemany(_UPSERT_PUBLICATION if trusted else _INSERT_PUBLICATION,
                            [(site, pub_id, pub.title, pub.year, pub.citations, to_json(pub).decode(), run, now)
                             for _, pub_id, pub in keyed])
-            db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position) "
-                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
-                           [(site, profile_id, run, pub_id, position) for position, pub_id, _ in keyed])
-            db.executemany(_UPSERT_SNAPSHOT, [(run, site, pub_id, pub.citations, now) for _, pub_id, pub in keyed])
+            db.executemany("INSERT INTO publication_versions (digest, site, publication_id, record) "
+                           "VALUES (?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING", list(dict.fromkeys(versions)))
+            db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position, version) "
+                           "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
+                           [(site, profile_id, run, pub_id, position, version[0])
+                            for (position, pub_id, _), version in zip(keyed, versions, strict=True)])
+            db.executemany(_UPSERT_SNAPSHOT, [(run, site, pub_id, pub.citations, taken_at) for _, pub_id, pub in keyed])
             if db.execute(_EXPORTED_RUN, (site, profile_id)).fetchone() == (run,):
                 db.execute(_UPSERT_PROFILE, (site, profile_id, name, result.url, profile, run, run, now))
                 db.execute("DELETE FROM profile_publications WHERE site = ? AND profile_id = ?", (site, profile_id))
@@ -439,6 +487,19 @@ class Store:
                            "WHERE site = ? AND profile_id = ? AND run_id = ? "
                            "ON CONFLICT (site, profile_id, publication_id) DO NOTHING", (site, profile_id, run))
         return shrunk
+
+    def save_failure(self, run: str, site: str, profile_id: str, status: str, code: str, message: str,
+                     taken_at: str | None = None) -> None:
+        """Keep that ``run`` tried a profile and got no record of it (blocked, refused, failed): it is
+        named in the history (``pubharvest changes``), never taken as a profile that lost its papers."""
+        taken_at = utc_text(taken_at or datetime.now(timezone.utc).isoformat())
+        with self.dialect.transaction(self.connection) as db:
+            if db.execute("SELECT 1 FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id = ?",
+                          (site, profile_id, run)).fetchone() is None:
+                db.execute("INSERT INTO run_failures (site, profile_id, run_id, taken_at, status, code, message) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id) DO UPDATE SET "
+                           "taken_at = excluded.taken_at, status = excluded.status, code = excluded.code, "
+                           "message = excluded.message", (site, profile_id, run, taken_at, status, code, message))
 
     def profiles(self) -> Iterator[PageResult]:
         """Every stored profile's exported record as a ``PageResult``, with its publications in page order.
@@ -483,7 +544,7 @@ class Store:
             return []
         db = _Sql(self.connection, self.dialect)
         runs = db.execute("SELECT run_id, complete FROM profile_runs WHERE site = ? AND profile_id = ? "
-                          "ORDER BY saved_at, run_id", (site, profile_id)).fetchall()
+                          "ORDER BY taken_at, saved_at, run_id", (site, profile_id)).fetchall()
         return [(run, bool(complete), [pub for (pub,) in db.execute(
             "SELECT publication_id FROM run_publications WHERE site = ? AND profile_id = ? AND run_id = ? "
             "ORDER BY position", (site, profile_id, run)).fetchall()]) for run, complete in runs]
@@ -572,6 +633,33 @@ def known_fields(value: Any, info: msgspec.inspect.Type) -> Any:
     if isinstance(info, inspect.DictType) and isinstance(value, dict):
         return {key: known_fields(item, info.value_type) for key, item in value.items()}
     return value
+
+
+def utc_text(value: str) -> str:
+    """An ISO time as the store writes every capture time (UTC, microseconds), so that times compare as text;
+    a time without a zone is taken as UTC.
+
+    >>> utc_text("2024-03-05T10:12:33Z"), utc_text("2024-03-05T11:12:33+01:00") == utc_text("2024-03-05T10:12:33")
+    ('2024-03-05T10:12:33.000000+00:00', True)
+    """
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def version_record(pub: Publication) -> str:
+    """What a run said of a publication besides its count (which ``citation_snapshots`` holds), as stored JSON."""
+    return to_json(msgspec.structs.replace(pub, citations=None)).decode()
+
+
+def version_digest(record: str) -> str:
+    """The key of a stored publication version: the hash of its JSON.
+
+    >>> version_digest('{"title":"T"}') == version_digest('{"title":"T"}') != version_digest('{"title":"U"}')
+    True
+    """
+    return hashlib.sha256(record.encode()).hexdigest()[:32]
 
 
 def _in_key_order(site: str, publications: list[Publication]) -> list[tuple[int, Publication]]:

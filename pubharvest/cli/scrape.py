@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         sinks = [*_sinks(job, store), _warnings_sink(warned)]
         with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
             summary = _run(job, sinks, progress, args)
+        if store is not None:
+            store_failures(store, job, summary)
     except PubharvestError as error:
         # a bad job, or a store that cannot be opened, is bad input; a store that fails mid-job is not
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
@@ -154,6 +156,19 @@ def _sinks(job: Job, store: Store | None) -> list[Sink]:
     if job.output is None and store is None:
         sinks.append(_stdout_sink)
     return sinks
+
+
+def store_failures(store: Store, job: Job, summary: Summary) -> None:
+    """Keep in the store the targets of a profile this run tried and got no record of (blocked, refused,
+    failed; not those it left pending by an interruption), so that the profile's history names the run."""
+    targets = {t.key: t for t in job.targets}
+    for key, outcome in summary.outcomes.items():
+        target = targets.get(key)
+        if target is None or (outcome.status == "pending" and outcome.code == "interrupted"):
+            continue
+        if outcome.status in ("failed", "pending"):
+            store.save_failure(summary.run, target.site, target.id or target.url or key, outcome.status,
+                               outcome.code or outcome.status, outcome.message or "")
 
 
 def _run(job: Job, sinks: list[Sink], progress: Progress, args: argparse.Namespace) -> Summary:

@@ -114,3 +114,24 @@ def test_a_paginated_profiles_job_keeps_its_export_when_a_run_lists_2_of_its_row
             assert [len(pubs) for _, _, pubs in store.listings("scholar", SCHOLAR_A)] == [100, 2]
         finally:
             store.close()
+
+
+def test_a_run_that_got_no_record_of_a_profile_is_kept_as_such_and_a_later_record_replaces_it(
+        tmp_path: Path, capsys) -> None:
+    with FakeSite() as site:
+        site.scholar[SCHOLAR_A] = 3
+        job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url})
+        site.fault(f"user={SCHOLAR_A}", "captcha")
+        code, err = scrape(capsys, job)
+        assert code != 0, err
+        with sqlite3.connect(tmp_path / "store.sqlite") as db:
+            failures = db.execute("SELECT site, profile_id, status, code, run_id FROM run_failures").fetchall()
+            runs = db.execute("SELECT count(*) FROM profile_runs").fetchone()
+        db.close()
+        assert [row[:4] for row in failures] == [("scholar", SCHOLAR_A, "pending", "blocked")] and runs == (0,)
+        store = Store(tmp_path / "store.sqlite")
+        try:  # the same run getting the record after all (a resumed target) is no failure any more
+            store.save(failures[0][4], SCHOLAR_A, first_page(3, 1, ()))
+            assert store.connection.execute("SELECT count(*) FROM run_failures").fetchone() == (0,)
+        finally:
+            store.close()

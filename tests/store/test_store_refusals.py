@@ -37,7 +37,7 @@ def stored_store(path: Path, schema: str | None) -> None:
         db.close()
 
 
-@pytest.mark.parametrize("schema", ["4", "10"])
+@pytest.mark.parametrize("schema", ["5", "10"])
 def test_a_store_of_a_newer_schema_is_refused_and_not_written(schema: str, tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite"
     stored_store(path, schema)
