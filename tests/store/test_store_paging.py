@@ -131,7 +131,9 @@ def test_a_run_that_got_no_record_of_a_profile_is_kept_as_such_and_a_later_recor
         assert [row[:4] for row in failures] == [("scholar", SCHOLAR_A, "pending", "blocked")] and runs == (0,)
         store = Store(tmp_path / "store.sqlite")
         try:  # the same run getting the record after all (a resumed target) is no failure any more
-            store.save(failures[0][4], SCHOLAR_A, first_page(3, 1, ()))
+            page = first_page(3, 1, ())
+            page.profile.ids.scholar = SCHOLAR_A  # type: ignore[union-attr]
+            store.save(failures[0][4], SCHOLAR_A, page)
             assert store.connection.execute("SELECT count(*) FROM run_failures").fetchone() == (0,)
         finally:
             store.close()
