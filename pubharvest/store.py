@@ -475,7 +475,8 @@ class Store:
             db.executemany("INSERT INTO publication_versions (digest, site, publication_id, record) "
                            "VALUES (?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING", list(dict.fromkeys(versions)))
             db.executemany("INSERT INTO run_publications (site, profile_id, run_id, publication_id, position, "
-                           "version) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
+                           "version) VALUES (?, ?, ?, ?, ?, ?) "
+                           "ON CONFLICT (site, profile_id, run_id, publication_id) DO NOTHING",
                            [(site, profile_id, run, pub_id, position, version[0])
                             for (position, pub_id, _), version in zip(keyed, versions, strict=True)])
             db.executemany(_UPSERT_SNAPSHOT, [(run, site, pub_id, pub.citations, taken_at) for _, pub_id, pub in keyed])
