@@ -48,6 +48,10 @@ _SAVED_MARKS = (
 )
 
 
+# The URL a page was saved from: on the line before it (some saving tools), or in a browser's comment.
+_SAVED_FROM = re.compile(rb"\A\s*(https?://\S+)\s*\n|saved from url=\(\d+\)(\S+?)\s*-->")
+
+
 @dataclass(frozen=True)
 class Capture:
     """When a page was captured (ISO UTC, as the store writes it) and what said so: ``at`` (the command
@@ -65,6 +69,7 @@ class SavedPage:
     result: PageResult
     sha256: str
     capture: Capture
+    start: int = 0  # where the page starts in its profile's list (``listing_start``)
 
 
 def stated_capture(data: bytes) -> Capture | None:
@@ -157,14 +162,19 @@ def _moment_of(page: SavedPage) -> datetime:
     return datetime.fromisoformat(page.capture.at)
 
 
-def listing_start(result: PageResult) -> int:
-    """Where a listing page starts in its profile's list (Scholar's ``cstart``), 0 when its URL does not say.
+def listing_start(data: bytes, url: str | None) -> int:
+    """Where a listing page starts in its profile's list (Scholar's ``cstart``), as the URL it was fetched
+    from says: ``url`` (``--url``), else the URL a saving tool wrote before the page or in a browser's
+    ``saved from url=`` comment; 0 when none says. (The page's canonical URL never holds it.)
 
-    >>> listing_start(PageResult(site="scholar", page="profile", url="https://s/citations?user=x&cstart=100"))
+    >>> listing_start(b"<!-- saved from url=(0052)https://s/citations?user=x&cstart=100&pagesize=100 -->", None)
     100
+    >>> listing_start(b'<a href="/citations?user=x&cstart=20">next</a>', None)
+    0
     """
-    query = dict(parse_qsl(urlsplit(result.url or "").query))
-    start = query.get("cstart", "0")
+    stated = _SAVED_FROM.search(data[:_MARK_SPAN])
+    where = url or (next(u for u in stated.groups() if u).decode("latin-1") if stated else "")
+    start = dict(parse_qsl(urlsplit(where).query)).get("cstart", "0")
     return int(start) if start.isdigit() else 0
 
 
@@ -181,7 +191,7 @@ def run_id(group: Sequence[SavedPage]) -> str:
 def capture_record(group: Sequence[SavedPage], run: str) -> PageResult:
     """The one record of a capture: its pages joined as a job joins a target's pages (listings in list order
     first), stamped with the run and the capture time."""
-    ordered = sorted(group, key=lambda p: (p.result.page not in LISTING_KINDS, listing_start(p.result), p.name))
+    ordered = sorted(group, key=lambda p: (p.result.page not in LISTING_KINDS, p.start, p.name))
     record = SITES[group[0].result.site].merge([p.result for p in ordered])
     source = record.source or Source(sha256=group[0].sha256, parser="")
     record.source = msgspec.structs.replace(source, run=run, fetched_at=group[0].capture.at)

@@ -10,7 +10,7 @@ from pubharvest import parsers
 from pubharvest.parsers.records import PageResult
 
 from ..errors import ExitCode, NoPages, StoreError
-from ..intake import Capture, SavedPage, add, capture_at, is_storable, now_capture, page_capture
+from ..intake import Capture, SavedPage, add, capture_at, is_storable, listing_start, now_capture, page_capture
 from ..store import Store, utc_text
 from .reading import Tally, parse_archives, read_each
 
@@ -59,7 +59,8 @@ def storable(pages: list[SavedPage]) -> list[SavedPage]:
 def saved_pages(args: argparse.Namespace, tally: Tally, at: Capture | None) -> list[SavedPage]:
     """Every page of the inputs that parses, with its hash and capture time; archives last."""
     archives: list[str] = []
-    pages = [SavedPage(name, result, result.source.sha256 if result.source else "", page_capture(name, data, at))
+    pages = [SavedPage(name, result, result.source.sha256 if result.source else "", page_capture(name, data, at),
+                       listing_start(data, args.url))
              for name, (result, data) in read_each(args, tally, archives, _parsed_with_bytes)]
     if archives:
         out = _ArchivePages(at)
