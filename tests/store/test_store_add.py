@@ -17,7 +17,8 @@ from pubharvest.cli import main
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "scholar"
 JA = (FIXTURES / "handwritten_ja_profile.html").read_bytes()  # user Yamada12AAAAJ, 4 rows
 BASE = "https://scholar.google.com/citations"
-SINGLEFILE = b"<!--\n Page saved with SingleFile \n url: %s \n saved date: Thu Mar 14 2024 12:05:09 GMT+0100 (CET)\n-->\n"
+SINGLEFILE = (b"<!--\n Page saved with SingleFile \n url: %s \n"
+              b" saved date: Thu Mar 14 2024 12:05:09 GMT+0100 (CET)\n-->\n")
 
 
 def saved(folder: Path, name: str, body: bytes | str, url: str | None = None, mtime: str | None = None) -> Path:
@@ -191,7 +192,8 @@ def store_contents(store: Path) -> list[tuple]:
     with sqlite3.connect(store) as db:
         found = []
         for profile, run, complete, partial, trusted in db.execute(
-                "SELECT profile_id, run_id, complete, partial, trusted FROM profile_runs ORDER BY profile_id, taken_at"):
+                "SELECT profile_id, run_id, complete, partial, trusted FROM profile_runs "
+                "ORDER BY profile_id, taken_at"):
             listing = db.execute(
                 "SELECT l.publication_id, v.record, s.citations FROM run_publications l "
                 "JOIN publication_versions v ON v.digest = l.version JOIN citation_snapshots s ON s.run_id = l.run_id "
