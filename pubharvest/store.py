@@ -445,8 +445,8 @@ class Store:
         """
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         fetched = result.source.fetched_at if result.source else None
+        time_source = time_source or ("given" if taken_at else "fetched" if fetched else "saved")
         taken_at = utc_text(taken_at or fetched or now)
-        time_source = time_source or ("fetched" if fetched else "saved")
         result = within_int64(result)
         site, profile_id = result.site, profile_key(result, fallback_id)
         name = result.profile.name if result.profile else None
@@ -546,16 +546,19 @@ class Store:
         run_id, taken_at, citations, title, profile_id, profile_name}`` (the profile as the run listed it;
         an older store without run listings: the profile listing it now)."""
         if "run_publications" in self.tables:
+            # two runs captured in one second (a job's fetch times are whole seconds): in the order saved
             listed = "run_publications l ON l.run_id = s.run_id AND "
+            saved = ("LEFT JOIN profile_runs r ON r.site = l.site AND r.profile_id = l.profile_id "
+                     "AND r.run_id = l.run_id ", "r.saved_at")
         else:  # a schema 1 store opened read-only
-            listed = "profile_publications l ON "
+            listed, saved = "profile_publications l ON ", ("", "s.run_id")
         rows = _Sql(self.connection, self.dialect).execute(
             "SELECT s.site, s.publication_id, s.run_id, s.taken_at, s.citations, u.title, l.profile_id, p.name "
             "FROM citation_snapshots s "
             "LEFT JOIN publications u ON u.site = s.site AND u.publication_id = s.publication_id "
             f"LEFT JOIN {listed}l.site = s.site AND l.publication_id = s.publication_id "
             "LEFT JOIN profiles p ON p.site = l.site AND p.profile_id = l.profile_id "
-            "ORDER BY s.site, s.publication_id, s.taken_at, s.run_id, l.profile_id")
+            f"{saved[0]}ORDER BY s.site, s.publication_id, s.taken_at, {saved[1]}, s.run_id, l.profile_id")
         return [dict(zip(HISTORY_KEYS, row, strict=True)) for row in rows.fetchall()]
 
     def listings(self, site: str, profile_id: str) -> list[tuple[str, bool, list[str]]]:
