@@ -1,0 +1,272 @@
+"""``pubharvest changes`` on histories of real Scholar profile pages, changed the way profiles change.
+
+Each page is a page of the corpus, edited as Scholar would show it a week later (a count raised or
+lowered, a row added or dropped, two rows merged with the ``*`` mark, a co-author added), parsed, and
+saved into a store as a run at a capture time. Every expected value is read off the page by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from drift import class_dropped
+
+from pubharvest.changes import Change, ChangeReport, Thresholds, changes
+from pubharvest.errors import Blocked, NotFoundOrPrivate
+from pubharvest.parsers import parse
+from pubharvest.store import Store
+
+ED = "scholar/profile_P1RwlvoAAAAJ_scholar-scraper_2026.html"  # 5 rows, complete ("Articles 1–5")
+LZ = "scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html"  # 12 rows, complete
+RX = "scholar/profile_RxmmtT8AAAAJ_scholar-scraper_2026.html"  # first 20 rows of more: partial; 7 co-authors
+WEEK = ["2026-11-13T09:00:00Z", "2026-11-20T09:00:00Z", "2026-11-27T09:00:00Z", "2026-12-04T09:00:00Z",
+        "2026-12-11T09:00:00Z"]
+
+
+class Page:
+    """A saved Scholar profile page's HTML, edited row by row as the profile changes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def row(self, pub: str) -> str:
+        [row] = [r for r in re.findall(r'<tr class="gsc_a_tr">.*?</tr>', self.text) if f":{pub}\"" in r]
+        return row
+
+    def _rows_stated(self, change: int) -> None:
+        self.text = re.sub(r'(gsc_a_nn">Articles 1&ndash;)(\d+)', lambda m: m[1] + str(int(m[2]) + change),
+                           self.text)
+
+    def count(self, pub: str, value: int) -> Page:
+        row = self.row(pub)
+        self.text = self.text.replace(row, re.sub(r'(class="gsc_a_ac gs_ibl">)\d*(</a>)', rf"\g<1>{value}\2", row))
+        return self
+
+    def drop(self, pub: str) -> Page:
+        self.text = self.text.replace(self.row(pub), "")
+        self._rows_stated(-1)
+        return self
+
+    def add(self, like: str, pub: str, title: str, count: int, cluster: str) -> Page:
+        """A new row on top, made from the row of ``like``: its own id, title, count and cluster."""
+        row = self.row(like)
+        new = row.replace(f":{like}\"", f":{pub}\"")
+        new = re.sub(r'(class="gsc_a_at">)[^<]*', lambda m: m[1] + title, new)
+        new = re.sub(r'cites=\d+', f"cites={cluster}", new)
+        new = re.sub(r'(class="gsc_a_ac gs_ibl">)\d*(</a>)', rf"\g<1>{count}\2", new)
+        self.text = self.text.replace('<tr class="gsc_a_tr">', new + '<tr class="gsc_a_tr">', 1)
+        self._rows_stated(+1)
+        return self
+
+    def merge(self, keep: str, into_it: str, count: int) -> Page:
+        """Scholar's merged versions: ``into_it``'s row is gone, ``keep``'s count is the merged one, its
+        "Cited by" link names both clusters, and a ``*`` follows it."""
+        absorbed = re.search(r"cites=([\d,]+)", self.row(into_it))
+        assert absorbed
+        self.drop(into_it)
+        row = self.row(keep)
+        merged = re.sub(r"cites=([\d,]+)", lambda m: f"cites={m[1]},{absorbed[1]}", row)
+        merged = re.sub(r'(class="gsc_a_ac gs_ibl">)\d*(</a>)',
+                        rf'\g<1>{count}\2<span class="gsc_a_m"><a href="javascript:void(0)" class="gsc_a_am">*</a>'
+                        "</span>", merged)
+        self.text = self.text.replace(row, merged)
+        return self
+
+    def metric(self, index: int, value: int) -> Page:
+        """The ``index``-th cell of the "Cited by" table (0: citations, 1: since, 2: h-index, ...)."""
+        cells = list(re.finditer(r'<td class="gsc_rsb_std">(\d+)</td>', self.text))
+        cell = cells[index]
+        self.text = self.text[:cell.start(1)] + str(value) + self.text[cell.end(1):]
+        return self
+
+    def coauthor(self, user: str, name: str) -> Page:
+        """A co-author more, on top of the box, made from the first one's item."""
+        start = self.text.index('<ul class="gsc_rsb_a"><li>') + len('<ul class="gsc_rsb_a">')
+        end = self.text.index("</li>", start) + len("</li>")
+        first = self.text[start:end]
+        old_user = re.search(r"user=([\w-]{12})", first)
+        old_name = re.search(r'alt="([^"]+)"', first)
+        assert old_user and old_name
+        new = first.replace(old_user[1], user).replace(old_name[1], name)
+        self.text = self.text[:start] + new + self.text[start:]
+        return self
+
+    def affiliation(self, new: str) -> Page:
+        self.text = re.sub(r'(<div class="gsc_prf_il">).*?(</div>)', lambda m: m[1] + new + m[2], self.text, count=1)
+        return self
+
+
+@pytest.fixture
+def page(read_corpus):
+    def read(name: str) -> Page:
+        return Page(read_corpus(name).decode("utf-8"))
+    return read
+
+
+def save(store: Store, run: str, page: Page | str, at: str, fallback: str = "") -> None:
+    result = parse((page.text if isinstance(page, Page) else page).encode())
+    store.save(run, fallback, result, taken_at=at)
+
+
+def kinds(report: ChangeReport) -> list[tuple[str, str | None, object, object]]:
+    """Each change as (kind, paper id or field, before, after), sorted."""
+    def key(change: Change) -> str | None:
+        if change.coauthor:
+            return change.coauthor.scholar
+        return change.paper.id if change.paper else change.field
+    return sorted(((c.kind, key(c), c.before, c.after) for c in report.changes), key=repr)
+
+
+def test_counts_raised_and_lowered_a_row_added_a_metric_moved(page, store: Store) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    later = page(ED).count("u5HHmVD_uO8C", 25).count("d1gkVwhDpl0C", 9).metric(0, 45).metric(1, 44)
+    later.add("2osOgNQ5qMEC", "NEWPAPER0001", "A new paper on web3 moderation", 0, "999")
+    save(store, "w2", later, WEEK[1])
+    report = changes(store)
+    assert kinds(report) == sorted([
+        ("citations", "P1RwlvoAAAAJ:u5HHmVD_uO8C", 18, 25), ("citations", "P1RwlvoAAAAJ:d1gkVwhDpl0C", 10, 9),
+        ("new_paper", "P1RwlvoAAAAJ:NEWPAPER0001", None, 0),
+        ("metric", "citations", 39, 45), ("metric", "citations_since", 38, 44)], key=repr)
+    raised = next(c for c in report.changes if c.paper and c.paper.id.endswith("u5HHmVD_uO8C"))
+    assert (raised.delta, raised.percent) == (7, 38.9)  # 7 / 18
+    assert raised.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
+    assert (raised.from_run.id, raised.to_run.id) == ("w1", "w2")
+    assert raised.from_run.taken_at == "2026-11-13T09:00:00.000000+00:00" and raised.to_run.standing == "complete"
+    lowered = next(c for c in report.changes if c.paper and c.paper.id.endswith("d1gkVwhDpl0C"))
+    assert (lowered.delta, lowered.percent) == (-1, -10.0)
+    assert report.not_seen == [] and report.runs_skipped == []
+
+
+def test_a_row_dropped_from_a_complete_listing_is_gone_and_the_same_page_twice_is_nothing(page, store: Store) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    save(store, "w2", page(ED).drop("9yKSN-GCB0IC"), WEEK[1])
+    [gone] = changes(store).changes
+    assert (gone.kind, gone.paper and gone.paper.id, gone.before, gone.after) == (
+        "gone_paper", "P1RwlvoAAAAJ:9yKSN-GCB0IC", 4, None)
+    assert gone.paper and gone.paper.title and gone.paper.title.startswith("Promoting the Culture of Qinhuai River")
+    save(store, "w3", page(ED).drop("9yKSN-GCB0IC"), WEEK[2])
+    assert changes(store).changes == [], "the same page a week later: nothing changed"
+    assert kinds(changes(store, since="w1")) == [("gone_paper", "P1RwlvoAAAAJ:9yKSN-GCB0IC", 4, None)]
+
+
+def test_a_row_missing_from_a_partial_page_is_not_seen_and_a_coauthor_added_is(page, store: Store) -> None:
+    save(store, "w1", page(RX), WEEK[0])
+    save(store, "w2", page(RX).drop("5nxA0vEk-isC").coauthor("NEWCOAUTH001", "Asha Rao"), WEEK[1])
+    report = changes(store)
+    assert kinds(report) == [("coauthor_added", "NEWCOAUTH001", None, None)]
+    assert report.changes[0].coauthor and report.changes[0].coauthor.name == "Asha Rao"
+    [missing] = report.not_seen
+    assert (missing.paper.id, missing.citations, missing.seen_in) == ("RxmmtT8AAAAJ:5nxA0vEk-isC", 387, "from")
+    assert missing.to_run.standing == "partial"
+
+
+def test_two_rows_merged_with_the_star_and_split_again(page, store: Store) -> None:
+    # LZ5D_p4AAAAJ's first two rows: "Performance comparison of various machine learning approaches ..."
+    # (u-x6o8ySG0sC, cluster 6636301286565937336) cited 25, "Energy efficient key management scheme ..."
+    # (YsMSGLbcyi4C, cluster 13312104454126794766) cited 15; merged, Scholar shows 41* (a citation more)
+    keep, absorbed = "LZ5D_p4AAAAJ:u-x6o8ySG0sC", "LZ5D_p4AAAAJ:YsMSGLbcyi4C"
+    save(store, "w1", page(LZ), WEEK[0])
+    merged_page = page(LZ).merge("u-x6o8ySG0sC", "YsMSGLbcyi4C", 41)
+    [row] = [p for p in parse(merged_page.text.encode()).publications if p.ids.scholar == keep]
+    assert row.ids.scholar_clusters == ["6636301286565937336", "13312104454126794766"]
+    assert "merged_citations" in row.flags
+    save(store, "w2", merged_page, WEEK[1])
+    report = changes(store)
+    [merged] = report.changes
+    assert merged.kind == "merged" and merged.paper and merged.paper.id == keep
+    assert [(p.paper.id, p.citations) for p in merged.parts] == [(keep, 25), (absorbed, 15)]
+    assert (merged.before, merged.after, merged.delta, merged.percent) == (40, 41, 1, 2.5)
+    assert report.not_seen == []
+    save(store, "w3", page(LZ), WEEK[2])
+    [split] = changes(store).changes
+    assert (split.kind, split.paper and split.paper.id, split.before, split.after) == ("split", keep, 41, 40)
+    assert [(p.paper.id, p.citations) for p in split.parts] == [(keep, 25), (absorbed, 15)]
+
+
+def test_a_blocked_run_is_named_and_never_a_removal(page, store: Store, read_corpus) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    with pytest.raises(Blocked) as blocked:
+        parse(read_corpus("scholar/captcha_gs_captcha_ccl_search_geomap_2020.html"))
+    store.save_failure("w2", "scholar", "P1RwlvoAAAAJ", "failed", blocked.value.code, blocked.value.message,
+                       taken_at=WEEK[1])
+    report = changes(store)
+    assert report.changes == [] and report.compared == []
+    [skipped] = report.runs_skipped
+    assert (skipped.run.id, skipped.run.standing, skipped.code) == ("w2", "blocked", "blocked")
+    assert report.uncompared[0].reason == "its latest run got no record that can be compared"
+    save(store, "w3", page(ED).count("u-x6o8ySG0sC", 8), WEEK[2])
+    report = changes(store)
+    assert kinds(report) == [("citations", "P1RwlvoAAAAJ:u-x6o8ySG0sC", 7, 8)]
+    assert [(s.run.id, s.run.standing) for s in report.runs_skipped] == [("w2", "blocked")]
+    assert report.changes[0].from_run.id == "w1", "the blocked run between is bridged, not compared"
+
+
+def test_a_refused_page_is_named_refused(page, store: Store, read_corpus) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    with pytest.raises(NotFoundOrPrivate) as refused:
+        parse(read_corpus("scholar/invalid_user_AAAAAAAAAAAA_signin_redirect_scholar-scraper_2026.html"))
+    store.save_failure("w2", "scholar", "P1RwlvoAAAAJ", "failed", refused.value.code, refused.value.message,
+                       taken_at=WEEK[1])
+    report = changes(store, since="w1")
+    assert report.changes == [] and [s.run.standing for s in report.runs_skipped] == ["refused"]
+
+
+def test_a_drifted_page_gives_no_change_from_its_unreadable_columns(page, store: Store) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    drifted = class_dropped(page(ED).drop("9yKSN-GCB0IC").text, "gsc_a_ac")  # counts unreadable, a row gone
+    assert any(w.code == "column_unreadable" for w in parse(drifted.encode()).warnings)
+    save(store, "w2", drifted, WEEK[1])
+    report = changes(store)
+    assert report.changes == [] and report.not_seen == []
+    assert [(s.run.id, s.run.standing, s.code) for s in report.runs_skipped] == [
+        ("w2", "drifted", "column_unreadable")]
+    save(store, "w3", page(ED).count("u5HHmVD_uO8C", 19), WEEK[2])
+    report = changes(store, since=WEEK[0])
+    assert kinds(report) == [("citations", "P1RwlvoAAAAJ:u5HHmVD_uO8C", 18, 19)]
+    assert [s.run.id for s in report.runs_skipped] == ["w2"]
+
+
+def test_fields_and_profile_changes(page, store: Store) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    later = page(ED).affiliation("University of Glasgow")
+    row = later.row("2osOgNQ5qMEC")
+    later.text = later.text.replace(row, re.sub(r'(class="gsc_a_at">)[^<]*', r"\1Understanding user moderation",
+                                                row))
+    save(store, "w2", later, WEEK[1])
+    assert kinds(changes(store)) == sorted([
+        ("field", "P1RwlvoAAAAJ:2osOgNQ5qMEC", "Understanding and Improving User-controlled Content Moderation "
+                                               "Systems on Social Media", "Understanding user moderation"),
+        ("profile", "affiliation", "The University of Edinburgh", "University of Glasgow")], key=repr)
+
+
+def test_thresholds_and_since_until_and_person(page, store: Store) -> None:
+    save(store, "w1", page(ED), WEEK[0])
+    save(store, "w2", page(ED).count("u5HHmVD_uO8C", 20).count("u-x6o8ySG0sC", 12), WEEK[1])
+    save(store, "w3", page(ED).count("u5HHmVD_uO8C", 21).count("u-x6o8ySG0sC", 12), WEEK[2])
+    assert kinds(changes(store, thresholds=Thresholds(citations=5))) == []
+    assert kinds(changes(store, since="w1", until="w2", thresholds=Thresholds(citations=5))) == [
+        ("citations", "P1RwlvoAAAAJ:u-x6o8ySG0sC", 7, 12)]
+    # 18 -> 21 is 16.7%, 7 -> 12 is 71.4%
+    assert kinds(changes(store, since="2026-11-14", thresholds=Thresholds(percent=20))) == [
+        ("citations", "P1RwlvoAAAAJ:u-x6o8ySG0sC", 7, 12)]
+    assert kinds(changes(store, since=WEEK[1], until="2026-11-27")) == [
+        ("citations", "P1RwlvoAAAAJ:u5HHmVD_uO8C", 20, 21)]
+    save(store, "x1", page(LZ), WEEK[0])
+    save(store, "x2", page(LZ).count("u-x6o8ySG0sC", 26), WEEK[1])
+    assert {c.profile.id for c in changes(store, since="w1").changes} == {"P1RwlvoAAAAJ", "LZ5D_p4AAAAJ"}
+    for person in ("LZ5D_p4AAAAJ", "scholar:LZ5D_p4AAAAJ"):
+        assert {c.profile.id for c in changes(store, since="w1", persons=[person]).changes} == {"LZ5D_p4AAAAJ"}
+
+
+def test_older_store_history_without_versions_still_compares_counts(page, tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite")
+    save(store, "w1", page(ED), WEEK[0])
+    save(store, "w2", page(ED).count("u5HHmVD_uO8C", 30), WEEK[1])
+    store.connection.execute("UPDATE run_publications SET version = NULL")
+    store.connection.commit()
+    [change] = changes(store).changes
+    assert (change.kind, change.after) == ("citations", 30)
+    assert change.paper and change.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
+    store.close()
