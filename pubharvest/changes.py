@@ -16,8 +16,9 @@ what differs is a list of ``Change``. What cannot be told from the two runs is n
 >>> from pubharvest.store import Store
 >>> store = Store(":memory:")
 >>> def page(*counts):
-...     return PageResult(site="scholar", page="profile", profile=Profile(name="Ada"), publications=[
-...         Publication(title=f"T{i}", citations=c, ids=PublicationIds(scholar=f"U:{i}")) for i, c in enumerate(counts)])
+...     pubs = [Publication(title=f"T{i}", citations=c, ids=PublicationIds(scholar=f"U:{i}"))
+...             for i, c in enumerate(counts)]
+...     return PageResult(site="scholar", page="profile", profile=Profile(name="Ada"), publications=pubs)
 >>> _ = store.save("r1", "U", page(5, 7), taken_at="2026-11-27T08:00:00Z")
 >>> _ = store.save("r2", "U", page(9, 7, 1), taken_at="2026-12-04T08:00:00Z")
 >>> [(c.kind, c.paper.title, c.before, c.after) for c in changes(store).changes]
@@ -249,8 +250,9 @@ class Side:
 
     def paper(self, pub_id: str, title_of: Callable[[str], str | None]) -> PaperRef:
         pub = self.publication(pub_id)
-        return PaperRef(id=pub_id, title=pub.title if self.listing[pub_id].record else title_of(pub_id), scholar=pub.ids.scholar,
-                        doi=pub.ids.doi, arxiv=pub.ids.arxiv, scholar_clusters=list(pub.ids.scholar_clusters))
+        title = pub.title if self.listing[pub_id].record else title_of(pub_id)
+        return PaperRef(id=pub_id, title=title, scholar=pub.ids.scholar, doi=pub.ids.doi, arxiv=pub.ids.arxiv,
+                        scholar_clusters=list(pub.ids.scholar_clusters))
 
 
 class Point(msgspec.Struct, frozen=True):
@@ -276,7 +278,8 @@ def point(store: Store, given: str, end_of_day: bool = False) -> Point:
     """
     db = _Sql(store.connection, store.dialect)
     time = store.time_column
-    failures = f" UNION ALL SELECT taken_at FROM run_failures WHERE run_id = ?" if "run_failures" in store.tables else ""
+    failures = " UNION ALL SELECT taken_at FROM run_failures WHERE run_id = ?" if "run_failures" in store.tables \
+        else ""
     times = [when for (when,) in db.execute(f"SELECT {time} FROM profile_runs WHERE run_id = ?{failures}",
                                             (given, given) if failures else (given,)).fetchall()]
     if times:
@@ -296,15 +299,15 @@ def _attempts(store: Store, db: _Sql) -> dict[tuple[str, str], list[Attempt]]:
     time = store.time_column
     source = "time_source" if time == "taken_at" else "NULL"
     found: dict[tuple[str, str], list[Attempt]] = {}
-    for site, profile_id, run, taken_at, time_source, complete, partial, trusted in db.execute(
-            f"SELECT site, profile_id, run_id, {time}, {source}, complete, partial, trusted FROM profile_runs"):
-        standing = "complete" if complete else "partial" if partial and trusted else "shrunk" if trusted == 0 \
-            else "partial"
+    rows = db.execute(f"SELECT site, profile_id, run_id, {time}, {source}, complete, trusted FROM profile_runs")
+    for site, profile_id, run, taken_at, time_source, complete, trusted in rows.fetchall():
+        # not trusted: shrunk, or drifted (told apart by its warnings only if it may be compared: ``_drift_checked``)
+        standing = "complete" if complete else "partial" if trusted else "shrunk"
         ref = RunRef(id=run, taken_at=taken_at, time_source=time_source, standing=standing)
         found.setdefault((site, profile_id), []).append(Attempt(ref))
     if "run_failures" in store.tables:
         for site, profile_id, run, taken_at, status, code, message in db.execute(
-                "SELECT site, profile_id, run_id, taken_at, status, code, message FROM run_failures"):
+                "SELECT site, profile_id, run_id, taken_at, status, code, message FROM run_failures").fetchall():
             standing = "blocked" if code == "blocked" else "refused" if code in _REFUSED else "failed"
             ref = RunRef(id=run, taken_at=taken_at, time_source=None, standing=standing)
             found.setdefault((site, profile_id), []).append(Attempt(ref, code or status, message))
@@ -331,6 +334,10 @@ def _listing(store: Store, db: _Sql, site: str, profile_id: str, run: str) -> di
         "WHERE r.site = ? AND r.profile_id = ? AND r.run_id = ? ORDER BY r.position", (site, profile_id, run))
     return {pub_id: Listed(position, citations, digest, record)
             for pub_id, position, citations, digest, record in rows.fetchall()}
+
+
+def _drift_check(db: _Sql, site: str, profile_id: str) -> Callable[[Attempt], Attempt]:
+    return lambda attempt: _drift_checked(db, site, profile_id, attempt)
 
 
 def _drift_checked(db: _Sql, site: str, profile_id: str, attempt: Attempt) -> Attempt:
@@ -379,11 +386,11 @@ def stretch(attempts: Sequence[Attempt], since: Point | None, until: Point | Non
     if not window:
         return Stretch(None, None, [], "no run up to --until")
     if since is None:
-        last = checked(window[-1])
-        if not last.usable:
-            return Stretch(None, last, [last], "its latest run got no record that can be compared")
+        latest = checked(window[-1])
+        if not latest.usable:
+            return Stretch(None, latest, [latest], "its latest run got no record that can be compared")
         first, between = last_usable(window[:-1], checked)
-        return Stretch(first, last, between, "" if first else "no earlier run with a record to compare with")
+        return Stretch(first, latest, between, "" if first else "no earlier run with a record to compare with")
     earlier = _upto(window, since)  # a prefix: both are in history order
     last, _ = last_usable(window[len(earlier):], checked)
     first, _ = last_usable(earlier, checked)
@@ -512,9 +519,9 @@ def _grouped(comparison: Comparison, whole: Side, whole_ids: Iterable[str], rows
         whole_count = whole.listing[pub_id].citations
         parts_count = sum(c for c in counts if c is not None) if None not in counts else None
         before, after = (parts_count, whole_count) if kind == "merged" else (whole_count, parts_count)
-        delta = after - before if before is not None and after is not None else None
-        comparison.change(kind, paper=comparison.paper(whole, pub_id), before=before, after=after, delta=delta,
-                          percent=percent_of(before, after) if delta is not None and before is not None else None,
+        comparison.change(kind, paper=comparison.paper(whole, pub_id), before=before, after=after,
+                          delta=after - before if before is not None and after is not None else None,
+                          percent=percent_of(before, after) if before is not None and after is not None else None,
                           parts=[Part(paper=comparison.paper(rows, row), citations=rows.listing[row].citations)
                                  for row in same + parts])
     return explained
@@ -637,8 +644,7 @@ def changes(store: Store, since: str | None = None, until: str | None = None, pe
     report = ChangeReport(since=since, until=until)
     for site, profile_id in chosen_profiles(attempts, names, persons):
         profile = ProfileRef(site=site, id=profile_id, name=names.get((site, profile_id)))
-        found = stretch(attempts[site, profile_id], since_point, until_point,
-                        lambda attempt, s=site, p=profile_id: _drift_checked(db, s, p, attempt))
+        found = stretch(attempts[site, profile_id], since_point, until_point, _drift_check(db, site, profile_id))
         report.runs_skipped += [Skipped(profile=profile, run=a.ref, code=a.code, message=a.message)
                                 for a in found.skipped]
         if found.first is None or found.last is None:

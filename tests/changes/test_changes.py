@@ -8,6 +8,7 @@ saved into a store as a run at a capture time. Every expected value is read off 
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,7 @@ def test_counts_raised_and_lowered_a_row_added_a_metric_moved(page, store: Store
         ("metric", "citations", 39, 45), ("metric", "citations_since", 38, 44)], key=repr)
     raised = next(c for c in report.changes if c.paper and c.paper.id.endswith("u5HHmVD_uO8C"))
     assert (raised.delta, raised.percent) == (7, 38.9)  # 7 / 18
-    assert raised.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
+    assert raised.paper and raised.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
     assert (raised.from_run.id, raised.to_run.id) == ("w1", "w2")
     assert raised.from_run.taken_at == "2026-11-13T09:00:00.000000+00:00" and raised.to_run.standing == "complete"
     lowered = next(c for c in report.changes if c.paper and c.paper.id.endswith("d1gkVwhDpl0C"))
@@ -264,8 +265,8 @@ def test_older_store_history_without_versions_still_compares_counts(page, tmp_pa
     store = Store(tmp_path / "s.sqlite")
     save(store, "w1", page(ED), WEEK[0])
     save(store, "w2", page(ED).count("u5HHmVD_uO8C", 30), WEEK[1])
-    store.connection.execute("UPDATE run_publications SET version = NULL")
-    store.connection.commit()
+    with sqlite3.connect(tmp_path / "s.sqlite") as connection:
+        connection.execute("UPDATE run_publications SET version = NULL")
     [change] = changes(store).changes
     assert (change.kind, change.after) == ("citations", 30)
     assert change.paper and change.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
