@@ -697,14 +697,23 @@ def summary_line(report: ChangeReport) -> str:
     people = len({(c.profile.site, c.profile.id) for c in report.changes})
     kinds = [(kind, sum(c.kind == kind for c in report.changes)) for kind in KINDS]
     told = ", ".join(f"{n} {KIND_WORDS[kind][n != 1]}" for kind, n in kinds if n)
-    line = (f"{len(report.changes)} change{'s' * (len(report.changes) != 1)} for {people} of "
-            f"{len(report.compared)} profiles compared: {told}" if report.changes
-            else f"No changes in {len(report.compared)} profiles compared")
-    extra = [f"{len(report.not_seen)} papers not seen (an incomplete listing)"] if report.not_seen else []
+    compared = plural(len(report.compared), "profile")
+    line = (f"{plural(len(report.changes), 'change')} for {people} of {compared} compared: {told}" if report.changes
+            else f"No changes in {compared} compared")
+    extra = [f"{plural(len(report.not_seen), 'paper')} not seen (an incomplete listing)"] if report.not_seen else []
     if report.runs_skipped:
-        extra.append(f"{len(report.runs_skipped)} runs skipped ("
+        extra.append(f"{plural(len(report.runs_skipped), 'run')} skipped ("
                      + ", ".join(sorted({s.run.standing for s in report.runs_skipped})) + ")")
     return line + ("; " + "; ".join(extra) if extra else "") + "."
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 paper``, ``2 papers``.
+
+    >>> plural(1, "run"), plural(0, "run")
+    ('1 run', '0 runs')
+    """
+    return f"{count:,} {noun}{'s' * (count != 1)}"
 
 
 KIND_WORDS = {
@@ -742,14 +751,14 @@ def shown(value: Value) -> str:
 def change_text(change: Change, quote: Callable[[str], str] = lambda text: text) -> str:
     """One change as a line of the digest (``quote`` escapes text taken from the pages)."""
     title = quote(change.paper.title or change.paper.id) if change.paper else ""
-    moved = " ".join(x for x in (signed(change.delta), signed(change.percent, "%") and
-                                 f"({signed(change.percent, '%')})") if x)
+    moved = ", ".join(x for x in (signed(change.delta), signed(change.percent, "%")) if x)
     counts = f"{shown(change.before)} → {shown(change.after)}"
     if change.kind in ("metric", "citations_by_year"):
         label = change.field if change.kind == "metric" else f"citations in {change.field}"
-        return f"{label}: {counts} {moved}".rstrip()
+        return f"{label}: {counts} ({moved})"
     if change.kind == "citations":
-        return f"{moved}: {title} ({counts})"
+        percent = f" ({signed(change.percent, '%')})" if change.percent is not None else ""
+        return f"{signed(change.delta)}{percent}: {title} ({counts})"
     if change.kind in ("new_paper", "gone_paper"):
         count = change.after if change.kind == "new_paper" else change.before
         return f"{KIND_WORDS[change.kind][0]}: {title} ({shown(count)} citations)"
@@ -817,7 +826,7 @@ def _markdown_text(text: str) -> str:
     '\\\\*Deep\\\\* \\\\[learning\\\\] &lt;b&gt;'
     """
     text = " ".join(text.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return "".join("\\" + char if char in "\\`*_{}[]()#+!|~" else char for char in text)
+    return "".join("\\" + char if char in "\\`*_{}[]#+!|~" else char for char in text)
 
 
 def json_lines(report: ChangeReport) -> Iterator[bytes]:
