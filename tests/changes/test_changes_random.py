@@ -58,7 +58,8 @@ def test_no_gone_paper_unless_both_runs_are_complete(base: PageResult, runs, sin
                 assert change.from_run.standing == "complete"
                 assert pub_id not in before and change.after == after[pub_id]
             elif change.kind == "citations":
-                assert (change.before, change.after) == (before[pub_id], after[pub_id]) and change.before != change.after
+                assert (change.before, change.after) == (before[pub_id], after[pub_id])
+                assert change.before != change.after
             else:
                 pytest.fail(f"no {change.kind} in these histories")
         for compared in report.compared:
