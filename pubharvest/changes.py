@@ -859,7 +859,10 @@ def formatted(report: ChangeReport, fmt: str) -> str:
 
 
 def since_last_run_section(report: ChangeReport) -> str:
-    """The HTML report's "Since last run" section: the summary, then each person's changes, biggest first."""
+    """The HTML report's "Since last run" section: the summary, then each person's changes, biggest first
+    (nothing when no profile has two runs and none was skipped)."""
+    if not report.compared and not report.runs_skipped:
+        return ""
     esc = html.escape
     parts = [f'<section id="since"><h2>Since last run</h2><p class="note">{esc(summary_line(report))}</p>']
     for profile, items in by_person(report):
