@@ -50,7 +50,7 @@ def test_no_gone_paper_unless_both_runs_are_complete(base: PageResult, runs, sin
             assert change.to_run.standing in ("complete", "partial", "shrunk")
             before = stored[int(change.from_run.id[1:])]
             after = stored[int(change.to_run.id[1:])]
-            pub_id = change.paper.id if change.paper else None
+            pub_id = change.paper.id if change.paper else ""
             if change.kind == "gone_paper":
                 assert change.from_run.standing == change.to_run.standing == "complete"
                 assert pub_id in before and pub_id not in after and change.before == before[pub_id]

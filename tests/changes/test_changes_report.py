@@ -37,7 +37,8 @@ def test_the_section_lists_the_changes_and_names_the_blocked_run(page, tmp_path:
                        "Archive and Immersive Experience (4 citations)"),
         ("citations", "+7 (+38.9%): Set in stone: Analysis of an immutable web3 social media platform (18 → 25)")]
     [skipped] = section.xpath(".//div[@class='warnings']//li")
-    assert skipped.text_content() == "K. Srinivasan (scholar:RxmmtT8AAAAJ): run w2 (2026-11-20 09:00 UTC, blocked): blocked"
+    assert skipped.text_content() == ("K. Srinivasan (scholar:RxmmtT8AAAAJ): run w2 (2026-11-20 09:00 UTC, blocked): "
+                                      "blocked")
 
 
 def test_a_store_with_one_run_has_no_section(page, tmp_path: Path) -> None:

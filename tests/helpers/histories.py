@@ -93,3 +93,4 @@ def save(store: Store, run: str, page: Page | str, at: str, fallback: str = "") 
     store.save(run, fallback, result, taken_at=at)
 
 
+
