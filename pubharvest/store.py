@@ -502,6 +502,25 @@ class Store:
                            "taken_at = excluded.taken_at, status = excluded.status, code = excluded.code, "
                            "message = excluded.message", (site, profile_id, run, taken_at, status, code, message))
 
+    def holds(self, site: str, profile_id: str, run: str, pages: Sequence[str]) -> bool:
+        """Whether the store holds this capture already: every page hash in ``pages`` was added before, or
+        ``run`` (a job's, read back from its archive) has a record of the profile."""
+        db = _Sql(self.connection, self.dialect)
+        if db.execute("SELECT 1 FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id = ?",
+                      (site, profile_id, run)).fetchone() is not None:
+            return True
+        known = {sha for (sha,) in db.execute(
+            f"SELECT sha256 FROM added_pages WHERE sha256 IN ({', '.join('?' * len(pages))})", list(pages)).fetchall()}
+        return bool(pages) and known >= set(pages)
+
+    def keep_pages(self, pages: Sequence[str], run: str, site: str, profile_id: str) -> None:
+        """Note the hashes of the pages ``store add`` took in for ``run``."""
+        now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        with self.dialect.transaction(self.connection) as db:
+            db.executemany("INSERT INTO added_pages (sha256, run_id, site, profile_id, added_at) "
+                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
+                           [(sha, run, site, profile_id, now) for sha in pages])
+
     def profiles(self) -> Iterator[PageResult]:
         """Every stored profile's exported record as a ``PageResult``, with its publications in page order.
 

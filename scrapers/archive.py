@@ -590,6 +590,7 @@ class _Entry:
     status: int | None  # a response's HTTP status; None for other records or one that is no number
     body: bytes
     content_type: str | None = None  # a response's Content-Type header
+    date: str | None = None  # WARC-Date: when the response was captured
 
 
 def _entries(data: bytes) -> list[_Entry]:
@@ -605,7 +606,8 @@ def _entries(data: bytes) -> list[_Entry]:
                               headers.get_header("WARC-Target-URI") or "",
                               int(status) if status and status.isascii() and status.isdigit() else None,
                               record.content_stream().read(),
-                              http.get_header("Content-Type") if http is not None else None))
+                              http.get_header("Content-Type") if http is not None else None,
+                              headers.get_header("WARC-Date")))
     return entries
 
 
@@ -727,7 +729,10 @@ def _foreign_results(path: Path) -> Iterator[tuple[str, object]]:
         page = _page(entry)
         if page is not None and page.status == 200 and not page.url.endswith("/robots.txt"):
             try:
-                yield page.url, parse(page.body, url=page.url, charset=header_charset(page.content_type))
+                result = parse(page.body, url=page.url, charset=header_charset(page.content_type))
+                if result.source is not None and entry.date:  # when the other tool captured it
+                    result.source = msgspec.structs.replace(result.source, fetched_at=entry.date)
+                yield page.url, result
             except ParseError as error:
                 yield page.url, error
             except Exception as error:  # one page, whatever it does: its own line, the rest read

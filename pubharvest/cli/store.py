@@ -1,4 +1,5 @@
-"""``pubharvest store export``: a store's profiles, or their citation history, as JSON Lines, CSV or Parquet."""
+"""``pubharvest store``: ``add`` saved pages into a store as runs (``intake.py``); ``export`` a store's
+profiles, or their citation history, as JSON Lines, CSV or Parquet."""
 
 from __future__ import annotations
 
@@ -12,11 +13,20 @@ from ..errors import ExitCode, StoreError
 from ..output import WRITERS, open_output
 from ..store import Store, is_database_url
 from ..tables import HISTORY_WRITERS, history_columns, table_writers
-from .options import add_table_option
+from .options import add_page_options, add_table_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    add = actions.add_parser("add", help="keep saved pages (files, folders, .gz, WARC) in the store as runs, "
+                                         "as a scraper job's pages are kept")
+    add.add_argument("paths", nargs="+", metavar="PAGE")
+    add.add_argument("--store", metavar="DB", default="pubharvest.sqlite",
+                     help="the SQLite file or postgresql:// URL (default: pubharvest.sqlite; created when new)")
+    add.add_argument("--at", metavar="DATETIME",
+                     help="when the pages were captured (2024-03-14 or 2024-03-14T09:30+01:00; UTC unless a zone "
+                          "is given); default: the date the archive or the saving tool states, else the file's time")
+    add_page_options(add)
     export = actions.add_parser("export", help="write the stored profiles (or --citations history) as JSON Lines")
     export.add_argument("--store", metavar="DB", default="pubharvest.sqlite",
                         help="the SQLite file or postgresql:// URL (default: pubharvest.sqlite)")
@@ -32,6 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.store_command == "add":
+        from .storeadd import run_add  # only for add: it parses pages
+
+        return run_add(args)
+    return run_export(args)
+
+
+def run_export(args: argparse.Namespace) -> int:
     """Write the store's profiles (each one's latest complete record) or its citation history as
     JSON Lines, CSV or Parquet. The store is opened read-only; one that is not a store, or is damaged,
     is one line."""

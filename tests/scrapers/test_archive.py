@@ -15,6 +15,7 @@ from pubharvest.parsers.records import to_builtins
 
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
 URL = "https://scholar.google.com/citations?user=Yamada12AAAAJ&hl=ja"
+CAPTURED = "2021-05-06T07:08:09Z"
 
 
 def foreign_archive(path: Path) -> None:
@@ -26,15 +27,20 @@ def foreign_archive(path: Path) -> None:
         writer = WARCWriter(stream, gzip=True)
         for url, body in ((URL, JA.read_bytes()), ("https://scholar.google.com/robots.txt", b"User-agent: *\n")):
             headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
-            writer.write_record(writer.create_warc_record(url, "response", payload=BytesIO(body), http_headers=headers))
+            record = writer.create_warc_record(url, "response", payload=BytesIO(body), http_headers=headers)
+            record.rec_headers.replace_header("WARC-Date", CAPTURED)
+            writer.write_record(record)
 
 
-def test_another_tools_archive_is_read_page_by_page(tmp_path: Path, capsys) -> None:
+def test_another_tools_archive_is_read_page_by_page_each_record_captured_at_its_warc_date(
+        tmp_path: Path, capsys) -> None:
     archive = tmp_path / "crawl.warc.gz"
     foreign_archive(archive)
     assert main(["parse", "-f", "jsonl", str(archive)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(line) for line in lines] == [to_builtins(parsers.parse(JA.read_bytes(), url=URL))]
+    expected = to_builtins(parsers.parse(JA.read_bytes(), url=URL))
+    expected["source"]["fetched_at"] = CAPTURED
+    assert [json.loads(line) for line in lines] == [expected]
 
 
 def test_a_damaged_archive_gets_one_line(tmp_path: Path, capsys) -> None:

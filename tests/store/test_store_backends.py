@@ -78,3 +78,27 @@ def test_export_opens_a_database_read_only(location) -> None:
                 db.execute("INSERT INTO store_meta (name, value) VALUES ('x', 'y')")
     finally:
         store.close()
+
+
+def test_capture_times_versions_failures_and_added_pages_are_the_same_in_both_databases(location) -> None:
+    store = Store(location)
+    try:
+        store.save("late", "U", profile(5), "2024-02-01T00:00:00+01:00", "page")
+        store.save("early", "U", profile(1, ("B", "A")), "2024-01-01T00:00:00Z", "at")
+        store.save_failure("blocked", "scholar", "U", "pending", "blocked", "a CAPTCHA", "2024-03-01T00:00:00Z")
+        store.keep_pages(["h1", "h2"], "late", "scholar", "U")
+        holds = (store.holds("scholar", "U", "other", ["h1", "h2"]), store.holds("scholar", "U", "other", ["h1", "h3"]),
+                 store.holds("scholar", "U", "early", []))
+        db = store.connection
+        runs = db.execute("SELECT run_id, taken_at, time_source FROM profile_runs ORDER BY taken_at").fetchall()
+        versions = db.execute("SELECT count(*) FROM publication_versions").fetchone()
+        failures = db.execute("SELECT run_id, status, code FROM run_failures").fetchall()
+        exported = db.execute("SELECT last_run FROM profiles").fetchall()
+    finally:
+        store.close()
+    assert [tuple(r) for r in runs] == [("early", "2024-01-01T00:00:00.000000+00:00", "at"),
+                                        ("late", "2024-01-31T23:00:00.000000+00:00", "page")]
+    assert tuple(versions) == (3,), "B and A read alike in both runs: stored once each"
+    assert [tuple(f) for f in failures] == [("blocked", "pending", "blocked")]
+    assert holds == (True, False, True)
+    assert [tuple(e) for e in exported] == [("late",)], "the later capture stays exported though saved first"
