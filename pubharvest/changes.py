@@ -701,6 +701,8 @@ def summary_line(report: ChangeReport) -> str:
     line = (f"{plural(len(report.changes), 'change')} for {people} of {compared} compared: {told}" if report.changes
             else f"No changes in {compared} compared")
     extra = [f"{plural(len(report.not_seen), 'paper')} not seen (an incomplete listing)"] if report.not_seen else []
+    if report.uncompared:
+        extra.append(f"{plural(len(report.uncompared), 'profile')} without two runs to compare")
     if report.runs_skipped:
         extra.append(f"{plural(len(report.runs_skipped), 'run')} skipped ("
                      + ", ".join(sorted({s.run.standing for s in report.runs_skipped})) + ")")

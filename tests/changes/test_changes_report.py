@@ -30,7 +30,8 @@ def test_the_section_lists_the_changes_and_names_the_blocked_run(page, tmp_path:
     [section] = html.parse(str(out)).getroot().xpath("//section[@id='since']")
     assert section.xpath("string(h2)") == "Since last run"
     assert section.xpath("string(p[@class='note'])") == (
-        "2 changes for 1 of 1 profile compared: 1 paper gone, 1 paper's count; 1 run skipped (blocked).")
+        "2 changes for 1 of 1 profile compared: 1 paper gone, 1 paper's count; 1 profile without two runs to "
+        "compare; 1 run skipped (blocked).")
     items = [(li.get("data-kind"), li.text_content()) for li in section.xpath(".//ul/li[@data-kind]")]
     assert items == [
         ("gone_paper", "paper gone: Promoting the Culture of Qinhuai River Lantern Shadow Puppetry with a Digital "
