@@ -281,7 +281,8 @@ def point(store: Store, given: str, end_of_day: bool = False) -> Point:
     failures = " UNION ALL SELECT taken_at FROM run_failures WHERE run_id = ?" if "run_failures" in store.tables \
         else ""
     times = [when for (when,) in db.execute(f"SELECT {time} FROM profile_runs WHERE run_id = ?{failures}",
-                                            (given, given) if failures else (given,)).fetchall()]
+                                            (given, given) if failures else (given,)).fetchall()
+             ] if "profile_runs" in store.tables else []
     if times:
         return Point(given, run=given, time=max(times))
     try:
@@ -296,10 +297,15 @@ def point(store: Store, given: str, end_of_day: bool = False) -> Point:
 
 def _attempts(store: Store, db: _Sql) -> dict[tuple[str, str], list[Attempt]]:
     """Every profile's runs, records and failures alike, oldest first."""
+    found: dict[tuple[str, str], list[Attempt]] = {}
+    if "profile_runs" not in store.tables:  # a store of schema 1, read-only: no history
+        return found
     time = store.time_column
     source = "time_source" if time == "taken_at" else "NULL"
-    found: dict[tuple[str, str], list[Attempt]] = {}
-    rows = db.execute(f"SELECT site, profile_id, run_id, {time}, {source}, complete, trusted FROM profile_runs")
+    columns = {column[0] for column in db.execute("SELECT * FROM profile_runs WHERE false").description or ()}
+    trusted_column = "trusted" if "trusted" in columns else "0"  # schema 2: read from the record when needed
+    rows = db.execute(f"SELECT site, profile_id, run_id, {time}, {source}, complete, {trusted_column} "
+                      "FROM profile_runs")
     for site, profile_id, run, taken_at, time_source, complete, trusted in rows.fetchall():
         # not trusted: shrunk, or drifted (told apart by its warnings only if it may be compared: ``_drift_checked``)
         standing = "complete" if complete else "partial" if trusted else "shrunk"
@@ -341,14 +347,18 @@ def _drift_check(db: _Sql, site: str, profile_id: str) -> Callable[[Attempt], At
 
 
 def _drift_checked(db: _Sql, site: str, profile_id: str, attempt: Attempt) -> Attempt:
-    """A ``shrunk`` run (``trusted`` 0) told apart from a drifted one by the warnings its record kept."""
+    """A run not ``trusted`` (or of a schema 2 store, which does not say) told by the warnings its record
+    kept: ``drifted`` (an untrusted code), ``shrunk``, or else ``partial``."""
     if attempt.ref.standing != "shrunk":
         return attempt
-    drifted = [w for w in _record(db, site, profile_id, attempt.ref.id).warnings if untrusted(w.code)]
-    if not drifted:
+    warnings = _record(db, site, profile_id, attempt.ref.id).warnings
+    drifted = [w for w in warnings if untrusted(w.code)]
+    if drifted:
+        ref = msgspec.structs.replace(attempt.ref, standing="drifted")
+        return Attempt(ref, drifted[0].code, drifted[0].message)
+    if any(w.code == Warn.shrunk.name for w in warnings):
         return attempt
-    ref = msgspec.structs.replace(attempt.ref, standing="drifted")
-    return Attempt(ref, drifted[0].code, drifted[0].message)
+    return Attempt(msgspec.structs.replace(attempt.ref, standing="partial"))
 
 
 # ---- choosing the two runs ----------------------------------------------------------------------------------
@@ -384,7 +394,7 @@ def stretch(attempts: Sequence[Attempt], since: Point | None, until: Point | Non
     shrunk one (it reads the run's record, so it is asked only of runs that may be chosen)."""
     window = _upto(attempts, until)
     if not window:
-        return Stretch(None, None, [], "no run up to --until")
+        return Stretch(None, None, [], "no run up to --until" if attempts else "no run in the store's history")
     if since is None:
         latest = checked(window[-1])
         if not latest.usable:
@@ -642,9 +652,9 @@ def changes(store: Store, since: str | None = None, until: str | None = None, pe
     attempts = _attempts(store, db)
     names = _names(db)
     report = ChangeReport(since=since, until=until)
-    for site, profile_id in chosen_profiles(attempts, names, persons):
+    for site, profile_id in chosen_profiles(attempts.keys() | names.keys(), names, persons):
         profile = ProfileRef(site=site, id=profile_id, name=names.get((site, profile_id)))
-        found = stretch(attempts[site, profile_id], since_point, until_point, _drift_check(db, site, profile_id))
+        found = stretch(attempts.get((site, profile_id), []), since_point, until_point, _drift_check(db, site, profile_id))
         report.runs_skipped += [Skipped(profile=profile, run=a.ref, code=a.code, message=a.message)
                                 for a in found.skipped]
         if found.first is None or found.last is None:

@@ -181,3 +181,45 @@ def test_older_store_history_without_versions_still_compares_counts(page, tmp_pa
     assert (change.kind, change.after) == ("citations", 30)
     assert change.paper and change.paper.title == "Set in stone: Analysis of an immutable web3 social media platform"
     store.close()
+
+
+def test_a_schema_2_store_read_only_tells_partial_from_drifted_runs_by_their_warnings(page, tmp_path: Path) -> None:
+    location = tmp_path / "old.sqlite"
+    store = Store(location)
+    save(store, "w1", page(RX), WEEK[0])
+    save(store, "w2", class_dropped(page(RX).text, "gsc_a_ac"), WEEK[1])  # drifted: no counts
+    save(store, "w3", page(RX).count("qjMakFHDy7sC", 1190), WEEK[2])
+    store.close()
+    with sqlite3.connect(location) as db:  # as schema 2 wrote it: no standing columns, no capture times
+        for table, column in (("profile_runs", "partial"), ("profile_runs", "trusted"), ("profile_runs", "taken_at"),
+                              ("profile_runs", "time_source"), ("run_publications", "version")):
+            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        for table in ("publication_versions", "run_failures", "added_pages"):
+            db.execute(f"DROP TABLE {table}")
+        db.execute("UPDATE profile_runs SET saved_at = ? WHERE run_id = 'w1'", (WEEK[0],))
+        db.execute("UPDATE profile_runs SET saved_at = ? WHERE run_id = 'w2'", (WEEK[1],))
+        db.execute("UPDATE profile_runs SET saved_at = ? WHERE run_id = 'w3'", (WEEK[2],))
+        db.execute("UPDATE store_meta SET value = '2' WHERE name = 'schema'")
+    db.close()
+    old = Store(location, readonly=True)
+    report = changes(old, since="w1")
+    assert kinds(report) == [("citations", "RxmmtT8AAAAJ:qjMakFHDy7sC", 1185, 1190)]
+    assert report.changes[0].from_run.standing == report.changes[0].to_run.standing == "partial"
+    assert [(s.run.id, s.run.standing) for s in report.runs_skipped] == [("w2", "drifted")]
+    old.close()
+
+
+def test_a_store_without_history_compares_nothing(tmp_path: Path) -> None:
+    from pubharvest.store import SCHEMA
+
+    location = tmp_path / "schema1.sqlite"
+    with sqlite3.connect(location) as db:
+        for statement in SCHEMA[:4]:
+            db.execute(statement)
+        db.execute("INSERT INTO profiles VALUES ('scholar', 'U', 'N', NULL, '{}', 'r1', 'r1', '2024-01-01')")
+    db.close()
+    old = Store(location, readonly=True)
+    report = changes(old, since="2024-01-01")
+    assert report.changes == [] and [(u.profile.id, u.reason) for u in report.uncompared] == [
+        ("U", "no run in the store's history")]
+    old.close()
