@@ -654,7 +654,8 @@ def changes(store: Store, since: str | None = None, until: str | None = None, pe
     report = ChangeReport(since=since, until=until)
     for site, profile_id in chosen_profiles(attempts.keys() | names.keys(), names, persons):
         profile = ProfileRef(site=site, id=profile_id, name=names.get((site, profile_id)))
-        found = stretch(attempts.get((site, profile_id), []), since_point, until_point, _drift_check(db, site, profile_id))
+        found = stretch(attempts.get((site, profile_id), []), since_point, until_point,
+                        _drift_check(db, site, profile_id))
         report.runs_skipped += [Skipped(profile=profile, run=a.ref, code=a.code, message=a.message)
                                 for a in found.skipped]
         if found.first is None or found.last is None:
