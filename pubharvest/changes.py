@@ -207,10 +207,12 @@ class Attempt:
     ref: RunRef
     code: str = ""
     message: str = ""
+    saved_at: str = ""  # when the store took it in: of two captures of one second, the later saved is the later
 
     @property
-    def key(self) -> tuple[str, str]:
-        return self.ref.taken_at, self.ref.id
+    def key(self) -> tuple[str, str, str]:
+        """Its place in the history, as the store orders it: by capture time, then by when it was saved."""
+        return self.ref.taken_at, self.saved_at or self.ref.taken_at, self.ref.id
 
     @property
     def usable(self) -> bool:
@@ -304,13 +306,13 @@ def _attempts(store: Store, db: _Sql) -> dict[tuple[str, str], list[Attempt]]:
     source = "time_source" if time == "taken_at" else "NULL"
     columns = {column[0] for column in db.execute("SELECT * FROM profile_runs WHERE false").description or ()}
     trusted_column = "trusted" if "trusted" in columns else "0"  # schema 2: read from the record when needed
-    rows = db.execute(f"SELECT site, profile_id, run_id, {time}, {source}, complete, {trusted_column} "
+    rows = db.execute(f"SELECT site, profile_id, run_id, {time}, {source}, complete, {trusted_column}, saved_at "
                       "FROM profile_runs")
-    for site, profile_id, run, taken_at, time_source, complete, trusted in rows.fetchall():
+    for site, profile_id, run, taken_at, time_source, complete, trusted, saved_at in rows.fetchall():
         # not trusted: shrunk, or drifted (told apart by its warnings only if it may be compared: ``_drift_checked``)
         standing = "complete" if complete else "partial" if trusted else "shrunk"
         ref = RunRef(id=run, taken_at=taken_at, time_source=time_source, standing=standing)
-        found.setdefault((site, profile_id), []).append(Attempt(ref))
+        found.setdefault((site, profile_id), []).append(Attempt(ref, saved_at=saved_at))
     if "run_failures" in store.tables:
         for site, profile_id, run, taken_at, status, code, message in db.execute(
                 "SELECT site, profile_id, run_id, taken_at, status, code, message FROM run_failures").fetchall():
@@ -355,10 +357,10 @@ def _drift_checked(db: _Sql, site: str, profile_id: str, attempt: Attempt) -> At
     drifted = [w for w in warnings if untrusted(w.code)]
     if drifted:
         ref = msgspec.structs.replace(attempt.ref, standing="drifted")
-        return Attempt(ref, drifted[0].code, drifted[0].message)
+        return Attempt(ref, drifted[0].code, drifted[0].message, attempt.saved_at)
     if any(w.code == Warn.shrunk.name for w in warnings):
         return attempt
-    return Attempt(msgspec.structs.replace(attempt.ref, standing="partial"))
+    return Attempt(msgspec.structs.replace(attempt.ref, standing="partial"), saved_at=attempt.saved_at)
 
 
 # ---- choosing the two runs ----------------------------------------------------------------------------------

@@ -223,3 +223,11 @@ def test_a_store_without_history_compares_nothing(tmp_path: Path) -> None:
     assert report.changes == [] and [(u.profile.id, u.reason) for u in report.uncompared] == [
         ("U", "no run in the store's history")]
     old.close()
+
+
+def test_two_captures_of_one_second_are_ordered_as_they_were_saved(page, store: Store) -> None:
+    """A job's fetch times are whole seconds: the later saved is the later run, whatever the run ids."""
+    save(store, "zz-first", page(ED), WEEK[0])
+    save(store, "aa-second", page(ED).count("u5HHmVD_uO8C", 20), WEEK[0])
+    [change] = changes(store).changes
+    assert (change.from_run.id, change.to_run.id, change.before, change.after) == ("zz-first", "aa-second", 18, 20)
