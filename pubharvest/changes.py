@@ -39,7 +39,6 @@ from pubharvest.parsers.records import Coauthor, PageResult, Profile, Publicatio
 from pubharvest.parsers.warning_codes import Warn, untrusted
 
 from .errors import PARSE_CODES, StoreError
-from .output import _Writer
 from .store import Store, _Sql, decoded, utc_text
 
 # A value a change reports: a count, a text, a list of texts (authors, interests), or none.
@@ -852,13 +851,6 @@ def json_lines(report: ChangeReport) -> Iterator[bytes]:
     for kind, items in (("not_seen", report.not_seen), ("run_skipped", report.runs_skipped)):
         for item in items:
             yield msgspec.json.encode({"kind": kind, **msgspec.to_builtins(item)})
-
-
-class TextWriter(_Writer):
-    """``open_output``'s writer of text already formatted."""
-
-    def write(self, text: str) -> None:
-        self.stream.write(text)
 
 
 def formatted(report: ChangeReport, fmt: str) -> str:

@@ -7,9 +7,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..changes import TextWriter, Thresholds, changes, formatted
+from ..changes import Thresholds, changes, formatted
 from ..errors import ExitCode, StoreError
-from ..output import open_output
+from ..output import TextWriter, open_output
 from ..store import Store, is_database_url
 
 
