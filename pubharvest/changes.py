@@ -38,7 +38,7 @@ import msgspec
 from pubharvest.parsers.records import Coauthor, PageResult, Profile, Publication
 from pubharvest.parsers.warning_codes import Warn, untrusted
 
-from .errors import PARSE_CODES, StoreError
+from .errors import PARSE_CODES, BadPoint, UnknownPerson
 from .store import Store, _Sql, decoded, utc_text
 
 # A value a change reports: a count, a text, a list of texts (authors, interests), or none.
@@ -262,12 +262,6 @@ class Point(msgspec.Struct, frozen=True):
     given: str
     run: str | None = None
     time: str | None = None
-
-
-class BadPoint(StoreError):
-    """``--since``/``--until`` that names no run of the store and is no date or time."""
-
-    code = "bad_point"
 
 
 def point(store: Store, given: str, end_of_day: bool = False) -> Point:
@@ -609,10 +603,6 @@ def _coauthor_ref(coauthor: Coauthor) -> CoauthorRef:
 
 
 # ---- the whole store ---------------------------------------------------------------------------------------------
-
-
-class UnknownPerson(StoreError):
-    code = "unknown_person"
 
 
 def _names(db: _Sql) -> dict[tuple[str, str], str | None]:
