@@ -804,23 +804,19 @@ def digest_lines(report: ChangeReport, markdown: bool) -> Iterator[str]:
         yield f"{bullet}{run_text(compared.from_run)} → {run_text(compared.to_run)}"
         for change in items:
             yield bullet + change_text(change, quote)
-    if report.not_seen:
-        yield ""
-        yield "## Not seen" if markdown else "Not seen (a listing was incomplete: no evidence they came or went)"
-        if markdown:
+    not_seen = [f"{quote(person_heading(item.profile))}: {quote(item.paper.title or item.paper.id)} (listed only by "
+                f"the {item.seen_in} run; {run_text(item.to_run if item.seen_in == 'from' else item.from_run)})"
+                for item in report.not_seen]
+    skipped = [f"{quote(person_heading(s.profile))}: {run_text(s.run)}: {s.code}: {quote(s.message)}"
+               for s in report.runs_skipped]
+    for title, lines in (("Not seen (a listing was incomplete: no evidence they came or went)", not_seen),
+                         ("Runs skipped (evidence of nothing)", skipped)):
+        if lines:
             yield ""
-        for item in report.not_seen:
-            run = item.to_run if item.seen_in == "from" else item.from_run
-            yield (f"{bullet}{quote(person_heading(item.profile))}: {quote(item.paper.title or item.paper.id)} "
-                   f"(listed only by the {item.seen_in} run; {run_text(run)})")
-    if report.runs_skipped:
-        yield ""
-        yield "## Runs skipped" if markdown else "Runs skipped (evidence of nothing)"
-        if markdown:
-            yield ""
-        for skipped in report.runs_skipped:
-            yield (f"{bullet}{quote(person_heading(skipped.profile))}: {run_text(skipped.run)}: "
-                   f"{skipped.code}: {quote(skipped.message)}")
+            yield f"## {title}" if markdown else title
+            if markdown:
+                yield ""
+            yield from (bullet + line for line in lines)
 
 
 def _markdown_text(text: str) -> str:

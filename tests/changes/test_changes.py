@@ -11,12 +11,10 @@ import re
 import sqlite3
 from pathlib import Path
 
-import pytest
 from drift import class_dropped
-from histories import ED, LZ, RX, WEEK, save
+from histories import ED, LZ, RX, WEEK, save, save_refusal
 
 from pubharvest.changes import Change, ChangeReport, Thresholds, changes
-from pubharvest.errors import Blocked, NotFoundOrPrivate
 from pubharvest.parsers import parse
 from pubharvest.store import Store
 
@@ -98,10 +96,8 @@ def test_two_rows_merged_with_the_star_and_split_again(page, store: Store) -> No
 
 def test_a_blocked_run_is_named_and_never_a_removal(page, store: Store, read_corpus) -> None:
     save(store, "w1", page(ED), WEEK[0])
-    with pytest.raises(Blocked) as blocked:
-        parse(read_corpus("scholar/captcha_gs_captcha_ccl_search_geomap_2020.html"))
-    store.save_failure("w2", "scholar", "P1RwlvoAAAAJ", "failed", blocked.value.code, blocked.value.message,
-                       taken_at=WEEK[1])
+    captcha = read_corpus("scholar/captcha_gs_captcha_ccl_search_geomap_2020.html")
+    assert save_refusal(store, "w2", captcha, "P1RwlvoAAAAJ", WEEK[1]) == "blocked"
     report = changes(store)
     assert report.changes == [] and report.compared == []
     [skipped] = report.runs_skipped
@@ -116,10 +112,8 @@ def test_a_blocked_run_is_named_and_never_a_removal(page, store: Store, read_cor
 
 def test_a_refused_page_is_named_refused(page, store: Store, read_corpus) -> None:
     save(store, "w1", page(ED), WEEK[0])
-    with pytest.raises(NotFoundOrPrivate) as refused:
-        parse(read_corpus("scholar/invalid_user_AAAAAAAAAAAA_signin_redirect_scholar-scraper_2026.html"))
-    store.save_failure("w2", "scholar", "P1RwlvoAAAAJ", "failed", refused.value.code, refused.value.message,
-                       taken_at=WEEK[1])
+    signin = read_corpus("scholar/invalid_user_AAAAAAAAAAAA_signin_redirect_scholar-scraper_2026.html")
+    assert save_refusal(store, "w2", signin, "P1RwlvoAAAAJ", WEEK[1]) == "not_found_or_private"
     report = changes(store, since="w1")
     assert report.changes == [] and [s.run.standing for s in report.runs_skipped] == ["refused"]
 

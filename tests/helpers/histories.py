@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from pubharvest.errors import PubharvestError
 from pubharvest.parsers import parse
 from pubharvest.store import Store
 
@@ -94,3 +95,14 @@ def save(store: Store, run: str, page: Page | str, at: str, fallback: str = "") 
 
 
 
+
+
+def save_refusal(store: Store, run: str, data: bytes, profile_id: str, at: str) -> str:
+    """A page pubharvest refuses (a CAPTCHA, a sign-in page) kept as a job keeps it: a failure of ``run``
+    for the profile; its code."""
+    try:
+        parse(data)
+    except PubharvestError as error:
+        store.save_failure(run, "scholar", profile_id, "failed", error.code, error.message, taken_at=at)
+        return error.code
+    raise AssertionError("the page parsed: no refusal")
