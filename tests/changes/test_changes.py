@@ -11,6 +11,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import msgspec
 from drift import class_dropped
 from histories import ED, LZ, RX, WEEK, save, save_refusal
 
@@ -225,3 +226,27 @@ def test_two_captures_of_one_second_are_ordered_as_they_were_saved(page, store: 
     save(store, "aa-second", page(ED).count("u5HHmVD_uO8C", 20), WEEK[0])
     [change] = changes(store).changes
     assert (change.from_run.id, change.to_run.id, change.before, change.after) == ("zz-first", "aa-second", 18, 20)
+
+
+def test_years_revised_and_a_coauthor_removed(page, store: Store) -> None:
+    # RxmmtT8AAAAJ's co-author box starts with Kalpana Platel (5RZfcocAAAAJ); its last three bars are
+    # 2024: 1,266, 2025: 1,063, 2026: 113
+    save(store, "w1", page(RX), WEEK[0])
+    save(store, "w2", page(RX).without_first_coauthor().bar(-2, 1070).bar(-1, 131), WEEK[1])
+    report = changes(store)
+    assert kinds(report) == [("citations_by_year", "2025", 1063, 1070), ("citations_by_year", "2026", 113, 131),
+                             ("coauthor_removed", "5RZfcocAAAAJ", None, None)]
+    assert report.changes[-1].coauthor and report.changes[-1].coauthor.name == "Kalpana Platel"
+
+
+def test_a_doi_filled_in_and_authors_changed_but_a_venue_lost_is_no_change(page, store: Store) -> None:
+    first = parse(page(ED).text.encode())
+    save(store, "w1", page(ED), WEEK[0])
+    later = msgspec.structs.replace(first, publications=list(first.publications))
+    one, two = later.publications[0], later.publications[1]
+    later.publications[0] = msgspec.structs.replace(one, ids=msgspec.structs.replace(one.ids, doi="10.1145/3589334"))
+    later.publications[1] = msgspec.structs.replace(two, authors=[*two.authors, "A Newcomer"], venue=None)
+    store.save("w2", "", later, taken_at=WEEK[1])
+    assert kinds(changes(store)) == [
+        ("field", "P1RwlvoAAAAJ:d1gkVwhDpl0C", two.authors, [*two.authors, "A Newcomer"]),
+        ("field", "P1RwlvoAAAAJ:u5HHmVD_uO8C", None, "10.1145/3589334")]

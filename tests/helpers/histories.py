@@ -84,6 +84,17 @@ class Page:
         self.text = self.text[:start] + new + self.text[start:]
         return self
 
+    def without_first_coauthor(self) -> Page:
+        start = self.text.index('<ul class="gsc_rsb_a"><li>') + len('<ul class="gsc_rsb_a">')
+        self.text = self.text[:start] + self.text[self.text.index("</li>", start) + len("</li>"):]
+        return self
+
+    def bar(self, index: int, value: int) -> Page:
+        """The ``index``-th bar of the citations-per-year chart (oldest first; -1: the latest) set to ``value``."""
+        bars = list(re.finditer(r'<span class="gsc_g_al">(\d+)<', self.text))
+        self.text = self.text[:bars[index].start(1)] + str(value) + self.text[bars[index].end(1):]
+        return self
+
     def affiliation(self, new: str) -> Page:
         self.text = re.sub(r'(<div class="gsc_prf_il">).*?(</div>)', lambda m: m[1] + new + m[2], self.text, count=1)
         return self
