@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     finally:
         store.close()
-    with open_output(args.format, args.output, {args.format: TextWriter}) as out:
-        out.write(formatted(report, args.format))
+    try:
+        with open_output(args.format, args.output, {args.format: TextWriter}) as out:
+            out.write(formatted(report, args.format))
+    except OSError as error:  # trouble, 2, not "something changed" (1), which is what main's catch-all would say
+        print(f"{args.output or '<stdout>'}: unwritable: {error.strerror or error}", file=sys.stderr)
+        return ExitCode.USAGE
     return ExitCode.FAILED if report.changes else ExitCode.OK

@@ -105,3 +105,8 @@ def test_a_missing_or_foreign_store_is_one_line_and_exit_2(tmp_path: Path, capsy
     (tmp_path / "notes.sqlite").write_text("not a database, just notes\n" * 100)
     code, _, err = run(capsys, "--store", str(tmp_path / "notes.sqlite"))
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_unwritable_output_is_trouble_not_a_change(history: Path, capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "--store", str(history), "-o", str(tmp_path / "no" / "such" / "folder" / "x.txt"))
+    assert code == 2 and "unwritable" in err and err.count("\n") == 1

@@ -42,6 +42,13 @@ def test_the_section_lists_the_changes_and_names_the_blocked_run(page, tmp_path:
                                       "blocked")
 
 
+def test_top_keeps_the_biggest_changes_of_each_person(page, tmp_path: Path) -> None:
+    out = report_of(tmp_path, "--store", str(two_weeks(page, tmp_path / "s.sqlite")), "--top", "1")
+    [section] = html.parse(str(out)).getroot().xpath("//section[@id='since']")
+    assert [li.get("data-kind") for li in section.xpath(".//ul/li[@data-kind]")] == ["gone_paper"]
+    assert "and 1 change more: pubharvest changes --person scholar:P1RwlvoAAAAJ" in section.text_content()
+
+
 def test_a_store_with_one_run_has_no_section(page, tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite")
     save(store, "w1", page(ED), WEEK[0])
