@@ -44,6 +44,7 @@ from .store import Store, _Sql, decoded, utc_text
 # A value a change reports: a count, a text, a list of texts (authors, interests), or none.
 Value = int | str | list[str] | None
 # A run's standing in a profile's history. The first three got a record that can be compared.
+Standing = Literal["complete", "partial", "shrunk", "drifted", "blocked", "refused", "failed"]
 USABLE = ("complete", "partial", "shrunk")
 # What a paper's version is compared on, as the field is named in a change.
 PAPER_FIELDS: dict[str, Callable[[Publication], Value]] = {
@@ -70,7 +71,7 @@ class RunRef(msgspec.Struct, kw_only=True):
     id: str
     taken_at: str
     time_source: str | None = None
-    standing: str
+    standing: Standing
 
 
 class ProfileRef(msgspec.Struct, kw_only=True):
@@ -303,14 +304,14 @@ def _attempts(store: Store, db: _Sql) -> dict[tuple[str, str], list[Attempt]]:
                       "FROM profile_runs")
     for site, profile_id, run, taken_at, time_source, complete, trusted, saved_at in rows.fetchall():
         # not trusted: shrunk, or drifted (told apart by its warnings only if it may be compared: ``_drift_checked``)
-        standing = "complete" if complete else "partial" if trusted else "shrunk"
+        standing: Standing = "complete" if complete else "partial" if trusted else "shrunk"
         ref = RunRef(id=run, taken_at=taken_at, time_source=time_source, standing=standing)
         found.setdefault((site, profile_id), []).append(Attempt(ref, saved_at=saved_at))
     if "run_failures" in store.tables:
         for site, profile_id, run, taken_at, status, code, message in db.execute(
                 "SELECT site, profile_id, run_id, taken_at, status, code, message FROM run_failures").fetchall():
-            standing = "blocked" if code == "blocked" else "refused" if code in _REFUSED else "failed"
-            ref = RunRef(id=run, taken_at=taken_at, time_source=None, standing=standing)
+            failure: Standing = "blocked" if code == "blocked" else "refused" if code in _REFUSED else "failed"
+            ref = RunRef(id=run, taken_at=taken_at, time_source=None, standing=failure)
             found.setdefault((site, profile_id), []).append(Attempt(ref, code or status, message))
     for attempts in found.values():
         attempts.sort(key=lambda attempt: attempt.key)
