@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
 from histories import ED, RX, WEEK, save
+from lxml import html
 
 from pubharvest.cli import main
 from pubharvest.store import Store
@@ -110,3 +113,23 @@ def test_a_missing_or_foreign_store_is_one_line_and_exit_2(tmp_path: Path, capsy
 def test_an_unwritable_output_is_trouble_not_a_change(history: Path, capsys, tmp_path: Path) -> None:
     code, _, err = run(capsys, "--store", str(history), "-o", str(tmp_path / "no" / "such" / "folder" / "x.txt"))
     assert code == 2 and "unwritable" in err and err.count("\n") == 1
+
+
+def test_pandoc_reads_the_markdown_digest_back_to_the_titles_as_written(page, tmp_path: Path, capsys) -> None:
+    pandoc = shutil.which("pandoc")
+    if pandoc is None:
+        pytest.skip("pandoc is not installed (Debian's pandoc)")
+    title = "Deep *learning* for [graphs] <b>_x_</b> & more #1 | `code`"
+    store = Store(tmp_path / "s.sqlite")
+    save(store, "w1", page(ED), WEEK[0])
+    escaped = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    save(store, "w2", page(ED).add("2osOgNQ5qMEC", "NEWPAPER0001", escaped, 3, "998"), WEEK[1])
+    store.close()
+    code, out, _ = run(capsys, "--store", str(tmp_path / "s.sqlite"), "--format", "md")
+    assert code == 1
+    rendered = subprocess.run([pandoc, "-f", "commonmark", "-t", "html"], input=out, capture_output=True, text=True,
+                              timeout=60, check=True).stdout
+    items = [" ".join(li.text_content().split()) for li in html.fromstring(f"<div>{rendered}</div>").xpath("//li")]
+    assert f"new paper: {title} (3 citations)" in items, items
+    assert [h.text_content() for h in html.fromstring(f"<div>{rendered}</div>").xpath("//h2")] == [
+        "WENRUI ZUO (scholar:P1RwlvoAAAAJ)"]
