@@ -130,7 +130,7 @@ def test_pandoc_reads_the_markdown_digest_back_to_the_titles_as_written(page, tm
     rendered = subprocess.run([pandoc, "-f", "commonmark", "-t", "html"], input=out, capture_output=True, text=True,
                               timeout=60, check=True).stdout
     document = html.fromstring(f"<div>{rendered}</div>")
-    items = [" ".join("".join(li.itertext()).split()) for li in document.iter("li")]
+    items = [" ".join(li.text_content().split()) for li in document.iter("li") if isinstance(li, html.HtmlElement)]
     assert f"new paper: {title} (3 citations)" in items, items
-    assert ["".join(h.itertext()) for h in document.iter("h2")] == [
+    assert [h.text_content() for h in document.iter("h2") if isinstance(h, html.HtmlElement)] == [
         "WENRUI ZUO (scholar:P1RwlvoAAAAJ)"]
