@@ -398,10 +398,10 @@ def stretch(attempts: Sequence[Attempt], since: Point | None, until: Point | Non
         first, between = last_usable(window[:-1], checked)
         return Stretch(first, latest, between, "" if first else "no earlier run with a record to compare with")
     earlier = _upto(window, since)  # a prefix: both are in history order
-    last, _ = last_usable(window[len(earlier):], checked)
     first, _ = last_usable(earlier, checked)
     later = [checked(a) for a in window[len(earlier):]]
     skipped = [a for a in later if not a.usable]
+    last = next((a for a in reversed(later) if a.usable), None)
     if last is None:
         return Stretch(first, None, skipped, "no run with a record after --since")
     return Stretch(first, last, skipped, "" if first else "no run with a record at or before --since")
