@@ -38,6 +38,8 @@ Exception hierarchy::
     ├── OutOfRange                       "out_of_range": a value no store column holds (a count past 2^63, NUL in text)
     ├── InternalError                    "internal_error": an exception pubharvest did not foresee (a bug)
     ├── StoreError                       "store_error": a store that cannot be opened
+    │   ├── BadPoint                     "bad_point": a --since/--until that names no run of the store, and no time
+    │   └── UnknownPerson                "unknown_person": a --person that names no profile of the store
     ├── BadTarget                        "bad_target": a sync target's path that is not what it reads
     └── TargetChanged                    "target_changed": a file a sync planned changed before it was written
 
@@ -62,7 +64,8 @@ __all__ = [
     "LayoutChanged", "BadRecords", "TooLarge", "TooDeep", "Undecodable", "Unreadable", "MAX_INPUT_BYTES",
     "FetchError", "Unreachable", "TimedOut", "ResponseTooLarge", "RedirectRefused", "BadEncoding", "HttpError",
     "HostBlocked", "NotFound", "RobotsDisallowed",
-    "NoPages", "JobError", "NotOurFile", "StoreError", "MissingDependency", "OutOfRange", "InternalError",
+    "NoPages", "JobError", "NotOurFile", "StoreError", "BadPoint", "UnknownPerson", "MissingDependency", "OutOfRange",
+    "InternalError",
     "BadTarget", "TargetChanged", "PARSE_CODES", "ExitCode",
 ]
 
@@ -287,6 +290,18 @@ class StoreError(PubharvestError):
     """A store that cannot be opened: an unsupported URL, an unreachable server, a missing driver."""
 
     code = "store_error"
+
+
+class BadPoint(StoreError):
+    """``pubharvest changes --since``/``--until`` naming no run of the store, and no date or time either."""
+
+    code = "bad_point"
+
+
+class UnknownPerson(StoreError):
+    """``pubharvest changes --person`` naming no profile of the store (by id, site:id or name)."""
+
+    code = "unknown_person"
 
 
 class BadTarget(PubharvestError):

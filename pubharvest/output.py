@@ -46,6 +46,13 @@ class _Writer:
         """Finish the output (nothing to add here: every write is whole)."""
 
 
+class TextWriter(_Writer):
+    """Text already formatted (``changes``' digest and JSON), written as it comes."""
+
+    def write(self, text: str) -> None:
+        self.stream.write(text)
+
+
 class _JsonArray(_Writer):
     """A JSON array written item by item, so that nothing is held in memory."""
 

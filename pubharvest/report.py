@@ -651,9 +651,10 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-def render(data: ReportData, title: str = "Citation report", top: int = DEFAULT_TOP) -> str:
-    """The whole report as one HTML document."""
-    sections = [person_section(person, i, top) for i, person in enumerate(data.people)]
+def render(data: ReportData, title: str = "Citation report", top: int = DEFAULT_TOP,
+           since_last_run: str = "") -> str:
+    """The whole report as one HTML document (``since_last_run``: the store's changes section, first)."""
+    sections = [since_last_run] + [person_section(person, i, top) for i, person in enumerate(data.people)]
     if data.merged and data.merged.papers:
         sections.append(merged_section(data.merged, top))
     nav = "".join(f'<a href="#p{i}">{esc(person.name)}</a>' for i, person in enumerate(data.people)) + (

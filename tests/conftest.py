@@ -55,6 +55,16 @@ def read_corpus(corpus: Path):
     return read
 
 
+@pytest.fixture
+def page(read_corpus):
+    """``page("scholar/x.html")``: a real page of the corpus as a ``histories.Page``, to edit as a profile changes."""
+    from histories import Page
+
+    def read(relative: str) -> Page:
+        return Page(read_corpus(relative).decode("utf-8"))
+    return read
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
     """A store location: an SQLite file, then a fresh PostgreSQL database when one is configured

@@ -27,6 +27,8 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "parse": Command("parse", "parse saved pages into records"),
     "schema": Command("schema", "print the JSON Schema of the records"),
+    "changes": Command("changes", "what changed in a store between two runs of each profile (like diff: exit 1 "
+                                  "when something did)"),
     "merge": Command("merge", "one record per paper (and per person) across saved pages and parsed records"),
     "report": Command("report", "one self-contained HTML report of citations (charts, top papers, sites side by "
                                 "side)"),

@@ -53,9 +53,23 @@ def run(args: argparse.Namespace) -> int:
     if not pages:
         print("pubharvest report: nothing to report (no input gave a page result)", file=sys.stderr)
         return tally.exit_code() or ExitCode.FAILED
+    since = since_last_run(args.store, args.top) if args.store else ""
     with open_output("html", args.output, {"html": HtmlWriter}) as out:
-        out.write(render(report_data(pages, runs), title=args.title, top=args.top))
+        out.write(render(report_data(pages, runs), title=args.title, top=args.top, since_last_run=since))
     return tally.exit_code()
+
+
+def since_last_run(location: str, top: int) -> str:
+    """The "Since last run" section of the store's changes (each profile's last run against the one before),
+    the first ``top`` changes of each person."""
+    from ..changes import changes, since_last_run_section
+    from ..store import Store
+
+    store = Store(location, readonly=True)
+    try:
+        return since_last_run_section(changes(store), top)
+    finally:
+        store.close()
 
 
 def read_pages(args: argparse.Namespace, tally: Tally) -> list[tuple[str, PageResult]]:

@@ -1,4 +1,5 @@
-"""``pubharvest schema``: the JSON Schema of the page results (or, with ``--merged``, of `merge` output)."""
+"""``pubharvest schema``: the JSON Schema of the page results (or, with ``--merged``, of `merge` output;
+with ``--changes``, of `changes --format json`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,17 @@ from ..merge import merged_json_schema
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
+    which.add_argument("--changes", action="store_true", help="the schema of `changes --format json` instead")
 
 
 def run(args: argparse.Namespace) -> int:
-    schema = merged_json_schema() if args.merged else json_schema()
+    if args.changes:
+        from ..changes import changes_json_schema
+
+        schema = changes_json_schema()
+    else:
+        schema = merged_json_schema() if args.merged else json_schema()
     print(json.dumps(schema, indent=2, sort_keys=True))
     return ExitCode.OK
