@@ -11,7 +11,7 @@ gaps between sources explained, and the citations per year.
 >>> person = metrics([("ada.html", page)], at="2024-06-01").people[0]
 >>> ada = person.sets[0]
 >>> ada.source, ada.as_of, ada.as_of_from, ada.value("h_index"), round(ada.value("awcr"), 4)  # 12/5 + 4/3
-('scholar', 2024, '--at 2024-06-01', 2, 3.7333)
+('scholar', 2024, '2024-06-01 (given with --at)', 2, 3.7333)
 >>> [(c.name, c.stated, c.computed, c.agree) for c in ada.checks]
 [('h_index', 2, 2, True), ('i10_index', 1, 1, True), ('citations', 16, 16, True)]
 """
@@ -135,7 +135,7 @@ def _as_of(pages: Pages, indexes: Sequence[int], year: int | None, at: str | Non
     """The reference year of a person's figures and where it came from: ``--at``, else the latest
     fetch time of their pages, else the latest date a page states (Elamur's "updated")."""
     if year is not None:
-        return year, f"--at {at}"
+        return year, f"{at} (given with --at)"
     fetched = max(((result.source.fetched_at, name) for name, result in (pages[i] for i in indexes)
                    if result.source and result.source.fetched_at), default=None)
     if fetched:
