@@ -133,15 +133,16 @@ def _joined_by_papers(pages: Pages, people_pages: Sequence[Sequence[int]], alone
 
 def _as_of(pages: Pages, indexes: Sequence[int], year: int | None, at: str | None) -> tuple[int | None, str]:
     """The reference year of a person's figures and where it came from: ``--at``, else the latest
-    fetch time of their pages, else the latest date a page states (Elamur's "updated")."""
+    fetch time of their pages, else the latest date a page gives its counts (Elamur's OpenAlex snapshot)
+    or says it was updated."""
     if year is not None:
         return year, f"{at} (given with --at)"
     fetched = max(((result.source.fetched_at, name) for name, result in (pages[i] for i in indexes)
                    if result.source and result.source.fetched_at), default=None)
     if fetched:
         return int(fetched[0][:4]), f"fetched {fetched[0]} ({fetched[1]})"
-    dated = max(((result.profile.updated, name) for name, result in (pages[i] for i in indexes)
-                 if result.profile and result.profile.updated), default=None)
+    dated = max(((date, name) for name, result in (pages[i] for i in indexes)
+                 if result.profile and (date := result.profile.snapshot_date or result.profile.updated)), default=None)
     if dated:
         return int(dated[0][:4]), f"page date {dated[0]} ({dated[1]})"
     return None, "none: the pages carry no fetch time or date; give --at"

@@ -110,9 +110,9 @@ def test_figures_of_age_need_a_reference_year_never_the_clock() -> None:
                  "awcr_per_author", "aw_index"):
         assert figures.value(name) is None, name
     assert figures.value("h_index") == 2
-    # Elamur's page states the day it was updated (2026-11-28): that year, and where it came from
+    # Elamur's page states the day of its counts ("OpenAlex, 2026-11-20"; it was updated 2026-11-28)
     (dated,) = metrics([("a.txt", parse(FIXTURE_A.read_bytes()))], by="page").people[0].sets
-    assert (dated.as_of, dated.as_of_from) == (2026, "page date 2026-11-28 (a.txt)")
+    assert (dated.as_of, dated.as_of_from) == (2026, "page date 2026-11-20 (a.txt)")
 
 
 # --- properties -------------------------------------------------------------------------------------

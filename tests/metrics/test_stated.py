@@ -11,7 +11,7 @@ import pytest
 import stated
 from conftest import FIXTURES, corpus_dir, from_corpus
 
-from pubharvest.errors import ParseError
+from pubharvest.errors import PubharvestError
 from pubharvest.metrics import metrics
 from pubharvest.parsers import parse
 from pubharvest.parsers.records import PageResult
@@ -34,7 +34,7 @@ def stating(path: Path) -> PageResult | None:
     """The page's records when it is a profile that states its h-index or i10-index, else None."""
     try:
         result = parse(path.read_bytes())
-    except ParseError:
+    except PubharvestError:  # not a page (notes beside the pages), or one refused with its code
         return None
     metrics_ = result.profile.metrics if result.profile else None
     if metrics_ is None or (metrics_.h_index is None and metrics_.i10_index is None):
