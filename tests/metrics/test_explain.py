@@ -1,0 +1,92 @@
+"""Each reason a stated figure differs from the rows, on pages built for it, with the rows it must name
+worked out by hand; and ``--at`` choosing the records as of a date."""
+
+from __future__ import annotations
+
+from pubharvest.metrics import metrics
+from pubharvest.parsers.records import Ids, Metrics, PageResult, Profile, Publication, PublicationIds, Source
+from pubharvest.parsers.warning_codes import Warn
+
+
+def page(counts: list[int | None], stated: Metrics, years: list[int | None] | None = None,
+         flags: dict[int, list[str]] | None = None, clusters: dict[int, int] | None = None,
+         partial: bool = False) -> PageResult:
+    """A Scholar profile of one row per count (titles ``r1``, ``r2``, ...), stating ``stated``."""
+    years = years or [2020] * len(counts)
+    pubs = [Publication(title=f"r{n}", citations=count, year=year, authors=["A B"], flags=(flags or {}).get(n, []),
+                        ids=PublicationIds(scholar_clusters=[str(k) for k in range((clusters or {}).get(n, 1))]))
+            for n, (count, year) in enumerate(zip(counts, years, strict=True), 1)]
+    result = PageResult(site="scholar", page="profile", profile=Profile(name="Ada", ids=Ids(scholar="ADA"),
+                                                                         metrics=stated), publications=pubs)
+    if partial:
+        result.warn(Warn.partial, "the page holds rows 1-20 of a longer list")
+    return result
+
+
+def reasons(result: PageResult, name: str) -> list[tuple[str, bool, list[str | None]]]:
+    (figures,) = metrics([("p.html", result)], by="page").people[0].sets
+    (found,) = [c for c in figures.checks if c.name == name]
+    return [(r.code, r.accounts, [row.title for row in r.rows]) for r in found.reasons]
+
+
+def test_rows_missing_from_a_partial_page() -> None:
+    # h: stated 5, rows cited 9, 7, 5, 2: three reach 5, two more must be among the rows not read
+    got = reasons(page([9, 7, 5, 2], Metrics(h_index=5), partial=True), "h_index")
+    assert got == [("rows_missing", True, ["r1", "r2", "r3"])]
+
+
+def test_rows_without_a_count() -> None:
+    # i10: stated 3, two rows of 10 or more read, one row without a count could be the third
+    got = reasons(page([30, 12, None, 4], Metrics(i10_index=3)), "i10_index")
+    assert got == [("uncounted_rows", True, ["r3"])]
+
+
+def test_a_duplicate_row_counted_twice() -> None:
+    # h: rows 6, 4, 4, 4 give 4; without the duplicate r3 (its count is r2's) 6, 4, 4 give 3
+    got = reasons(page([6, 4, 4, 4], Metrics(h_index=3), flags={3: ["duplicate_of:ADA:r2"]}), "h_index")
+    assert ("duplicate_rows", True, ["r3"]) in got
+
+
+def test_a_row_of_merged_versions() -> None:
+    # i10: stated 1; r1 (40, Scholar's * over 3 clusters) and r2 (11): without r1, 1
+    merged = page([40, 11, 3], Metrics(i10_index=1), flags={1: ["merged_citations"]}, clusters={1: 3})
+    got = reasons(merged, "i10_index")
+    assert got == [("merged_versions", True, ["r1"])]
+
+
+def test_yearless_rows() -> None:
+    # citations: stated 12; rows 10 (2020), 5 (no year), 2 (2021): without the yearless row, 12
+    got = reasons(page([10, 5, 2], Metrics(citations=12), years=[2020, None, 2021]), "citations")
+    assert got == [("yearless_rows", True, ["r2"])]
+
+
+def test_rows_at_the_threshold() -> None:
+    # h: rows 7, 6, 5, 5, 5 give 5; stated 4: the three rows cited exactly 5, one citation fewer each, give 4
+    got = reasons(page([7, 6, 5, 5, 5], Metrics(h_index=4)), "h_index")
+    assert got == [("at_threshold", True, ["r3", "r4", "r5"])]
+    # i10: rows 12, 9, 9; stated 3: the two rows cited 9 times, one more each, give 3
+    got = reasons(page([12, 9, 9], Metrics(i10_index=3)), "i10_index")
+    assert got == [("at_threshold", True, ["r2", "r3"])]
+
+
+def test_a_difference_nothing_accounts_for_says_so() -> None:
+    # a complete page: h 3 computed from 9, 8, 7; stated 1: no row of any kind explains it
+    (figures,) = metrics([("p.html", page([9, 8, 7], Metrics(h_index=1)))], by="page").people[0].sets
+    (found,) = figures.checks
+    assert not found.agree and not found.explained and found.reasons == []
+
+
+def fetched(counts: list[int], when: str) -> PageResult:
+    result = page(counts, Metrics())
+    result.source = Source(sha256="0" * 64, parser="test", run=when[:10], fetched_at=when)
+    return result
+
+
+def test_at_keeps_the_records_fetched_by_then_and_sets_the_year() -> None:
+    pages = [("jan.json", fetched([3, 3, 3], "2025-01-10T00:00:00Z")),
+             ("jun.json", fetched([5, 5, 5, 5, 5], "2026-06-10T00:00:00Z"))]
+    latest = metrics(pages, by="person").people[0].sets[0]
+    assert (latest.value("h_index"), latest.as_of) == (5, 2026)
+    assert latest.as_of_from == "fetched 2026-06-10T00:00:00Z (jun.json)"
+    earlier = metrics(pages, by="person", at="2025-12-31").people[0].sets[0]
+    assert (earlier.value("h_index"), earlier.as_of, earlier.as_of_from) == (3, 2025, "2025-12-31 (given with --at)")
