@@ -3,12 +3,14 @@ worked out by hand; and ``--at`` choosing the records as of a date."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pubharvest.metrics import metrics
 from pubharvest.parsers.records import Ids, Metrics, PageResult, Profile, Publication, PublicationIds, Source
 from pubharvest.parsers.warning_codes import Warn
 
 
-def page(counts: list[int | None], stated: Metrics, years: list[int | None] | None = None,
+def page(counts: Sequence[int | None], stated: Metrics, years: list[int | None] | None = None,
          flags: dict[int, list[str]] | None = None, clusters: dict[int, int] | None = None,
          partial: bool = False) -> PageResult:
     """A Scholar profile of one row per count (titles ``r1``, ``r2``, ...), stating ``stated``."""
