@@ -112,13 +112,19 @@ def results_of(results: Any) -> list[Result]:
 
 
 def _decoded(item: dict[str, Any], where: str) -> Result:
-    """A page result or merge from its JSON (as ``json.loads`` gives it); ``where`` names it in an error."""
-    if not {"profiles", "papers"} <= item.keys():
+    """A page result, merge or set of figures from its JSON (as ``json.loads`` gives it); ``where`` names
+    it in an error."""
+    kind: type[MergeResult] | type[MetricsResult]
+    if {"profiles", "papers"} <= item.keys():
+        kind = MergeResult
+    elif {"by", "people"} <= item.keys():
+        kind = MetricsResult
+    else:
         return record_of(item, where)
     try:
-        return msgspec.convert(item, type=MergeResult)
+        return msgspec.convert(item, type=kind)
     except msgspec.ValidationError as error:
-        raise BadRecords(f"{where}: not a valid MergeResult: {error}") from None
+        raise BadRecords(f"{where}: not a valid {kind.__name__}: {error}") from None
 
 
 def _pandas() -> ModuleType:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import duckdb
 import jsonschema
+import msgspec
 import pytest
 from conftest import FIXTURES, ROOT
 
 from pubharvest import frames
 from pubharvest.cli import main
-from pubharvest.errors import ExitCode
+from pubharvest.errors import BadRecords, ExitCode
 from pubharvest.metrics import metrics, metrics_json_schema
 from pubharvest.parsers import parse
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, YearCitations, to_json
@@ -106,6 +107,11 @@ def test_frames_give_the_same_tables() -> None:
     table = tables["metrics"]
     assert table["h_index"].dtype == "Int64" and table["awcr"].dtype == "Float64"
     assert table.set_index("source").loc["elamur", "citations_stated"] == 4916
+    # the JSON `metrics -f json` writes, read back, gives the same table
+    document = json.loads(msgspec.json.encode(metrics(pages, at="2026")))
+    assert frames([document])["metrics"].equals(table)
+    with pytest.raises(BadRecords, match="not a valid MetricsResult"):
+        frames([{"by": "person", "people": [{"name": 3}]}])
 
 
 def test_bad_usage_and_bad_input(capsys, tmp_path: Path) -> None:
