@@ -54,9 +54,10 @@ def check(name: str, stated: int, items: Sequence[Item], missing: Shortfall | No
     counts = _counts(items) if counts is None else counts
     computed = CHECKED[name](list(counts)) if counts or not len(items) else None
     if computed == stated:
-        return Check(name=name, stated=stated, computed=computed, agree=True)
+        return Check(name=name, stated=stated, computed=computed, agree=True, explained=True)
     reasons = [reason for find in _FINDERS if (reason := find(name, stated, computed or 0, items, missing))]
-    return Check(name=name, stated=stated, computed=computed, agree=False, reasons=reasons)
+    return Check(name=name, stated=stated, computed=computed, agree=False,
+                 explained=any(reason.accounts for reason in reasons), reasons=reasons)
 
 
 def _ref(item: Item) -> RowRef:

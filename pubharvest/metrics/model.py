@@ -79,12 +79,8 @@ class Check(_Struct):
     stated: int
     computed: int | None
     agree: bool
+    explained: bool  # the figures agree, or a reason accounts for the difference
     reasons: list[Reason] = []
-
-    @property
-    def explained(self) -> bool:
-        """Whether the figures agree, or a reason accounts for the difference."""
-        return self.agree or any(reason.accounts for reason in self.reasons)
 
 
 class MetricSet(_Struct, kw_only=True):
