@@ -28,7 +28,7 @@ from typing import Literal
 from pubharvest.parsers.records import Metrics, PageResult, Profile, id_values
 from pubharvest.parsers.warning_codes import Warn
 
-from ..merge import Paper, latest_records, merge_papers, people, person_id_kinds, recency
+from ..merge import Paper, latest_records, listing_of, merge_papers, people, person_id_kinds, recency
 from .explain import CHECKED, check
 from .indicators import METRICS, Row, indicators
 from .items import MERGED_SITE as MERGED
@@ -96,16 +96,25 @@ def _fetched_after(result: PageResult, at: str) -> bool:
 
 def _people(pages: Pages) -> list[tuple[tuple[str | None, dict[str, str]], list[int]]]:
     """Each person (name, ids) with the indexes of their pages, in the order of their first page. A page
-    that names nobody (Scholar's saved table) joins the one person it shares at least
-    ``MIN_SHARED_PAPERS`` merged papers with; else it is a person of its own."""
+    that names nobody joins the person of its listing (Scholar's "Show more" rows, whose ids name their
+    profile: ``merge.listing_of``), else the one person it shares at least ``MIN_SHARED_PAPERS`` merged
+    papers with (Scholar's saved table); else it is a person of its own."""
     found = [((person.name, id_values(person.ids, person_id_kinds())), indexes) for person, indexes in people(pages)]
     named = {i for _, indexes in found for i in indexes}
     alone = [i for i in range(len(pages)) if i not in named]
-    joined = _joined_by_papers(pages, [indexes for _, indexes in found], alone)
+    joined = _joined_by_listing(pages, [indexes for _, indexes in found], alone)
+    joined |= _joined_by_papers(pages, [indexes for _, indexes in found], [i for i in alone if i not in joined])
     for i, person in joined.items():
         found[person][1].append(i)
     found = [(who, sorted(indexes)) for who, indexes in found]
     return sorted(found + [((None, {}), [i]) for i in alone if i not in joined], key=lambda pair: pair[1][0])
+
+
+def _joined_by_listing(pages: Pages, people_pages: Sequence[Sequence[int]], alone: Sequence[int]) -> dict[int, int]:
+    """For each page of ``alone``, the person (an index into ``people_pages``) one of whose pages is of
+    the same listing (``merge.listing_of``: one profile on one site)."""
+    owner = {listing_of(i, pages[i][1]): n for n, indexes in enumerate(people_pages) for i in indexes}
+    return {i: person for i in alone if (person := owner.get(listing_of(i, pages[i][1]))) is not None}
 
 
 def _joined_by_papers(pages: Pages, people_pages: Sequence[Sequence[int]], alone: Sequence[int]) -> dict[int, int]:

@@ -9,6 +9,8 @@ from pubharvest.metrics import metrics
 from pubharvest.parsers.records import Ids, Metrics, PageResult, Profile, Publication, PublicationIds, Source
 from pubharvest.parsers.warning_codes import Warn
 
+ADA = "ADA0000AAAAJ"  # a Scholar user id: rows name their profile by it (UID:PUBID)
+
 
 def page(counts: Sequence[int | None], stated: Metrics, years: list[int | None] | None = None,
          flags: dict[int, list[str]] | None = None, clusters: dict[int, int] | None = None,
@@ -18,7 +20,7 @@ def page(counts: Sequence[int | None], stated: Metrics, years: list[int | None] 
     pubs = [Publication(title=f"r{n}", citations=count, year=year, authors=["A B"], flags=(flags or {}).get(n, []),
                         ids=PublicationIds(scholar_clusters=[str(k) for k in range((clusters or {}).get(n, 1))]))
             for n, (count, year) in enumerate(zip(counts, years, strict=True), 1)]
-    result = PageResult(site="scholar", page="profile", profile=Profile(name="Ada", ids=Ids(scholar="ADA"),
+    result = PageResult(site="scholar", page="profile", profile=Profile(name="Ada", ids=Ids(scholar=ADA),
                                                                          metrics=stated), publications=pubs)
     if partial:
         result.warn(Warn.partial, "the page holds rows 1-20 of a longer list")
@@ -45,7 +47,7 @@ def test_rows_without_a_count() -> None:
 
 def test_a_duplicate_row_counted_twice() -> None:
     # h: rows 6, 4, 4, 4 give 4; without the duplicate r3 (its count is r2's) 6, 4, 4 give 3
-    got = reasons(page([6, 4, 4, 4], Metrics(h_index=3), flags={3: ["duplicate_of:ADA:r2"]}), "h_index")
+    got = reasons(page([6, 4, 4, 4], Metrics(h_index=3), flags={3: [f"duplicate_of:{ADA}:r2"]}), "h_index")
     assert ("duplicate_rows", True, ["r3"]) in got
 
 
@@ -92,3 +94,23 @@ def test_at_keeps_the_records_fetched_by_then_and_sets_the_year() -> None:
     assert latest.as_of_from == "fetched 2026-06-10T00:00:00Z (jun.json)"
     earlier = metrics(pages, by="person", at="2025-12-31").people[0].sets[0]
     assert (earlier.value("h_index"), earlier.as_of, earlier.as_of_from) == (3, 2025, "2025-12-31 (given with --at)")
+
+
+def test_show_more_rows_complete_the_profiles_listing() -> None:
+    # the profile page lists 2 rows and says more follow; Scholar's "Show more" payload gives the third
+    # and says no more follow: one listing of 3 rows (9, 7, 3), whole, whose h 3 and citations 19 are the page's
+    profile = page([9, 7], Metrics(h_index=3, citations=19), partial=True)
+    for n, pub in enumerate(profile.publications, 1):
+        pub.ids.scholar = f"{ADA}:p{n}"
+    rows = PageResult(site="scholar", page="rows", publications=[
+        Publication(title="r3", citations=3, year=2021, authors=["A B"], ids=PublicationIds(scholar=f"{ADA}:p3"))])
+    (person,) = metrics([("profile.html", profile), ("rows.json", rows)], by="source").people
+    (scholar,) = person.sets
+    assert (scholar.value("papers"), scholar.shortfalls) == (3, [])
+    assert [(c.name, c.stated, c.computed, c.agree) for c in scholar.checks] == [("h_index", 3, 3, True),
+                                                                                ("citations", 19, 19, True)]
+    # without the payload, the listing is partial, and the stated h is the rows the input lacks
+    (alone,) = metrics([("profile.html", profile)], by="source").people[0].sets
+    assert [(s.input, s.rows) for s in alone.shortfalls] == [("rows", None)]
+    assert [(c.name, [r.code for r in c.reasons], c.explained) for c in alone.checks if not c.agree] == [
+        ("h_index", ["rows_missing"], True), ("citations", ["rows_missing"], True)]
