@@ -114,3 +114,33 @@ def test_show_more_rows_complete_the_profiles_listing() -> None:
     assert [(s.input, s.rows) for s in alone.shortfalls] == [("rows", None)]
     assert [(c.name, [r.code for r in c.reasons], c.explained) for c in alone.checks if not c.agree] == [
         ("h_index", ["rows_missing"], True), ("citations", ["rows_missing"], True)]
+
+
+def test_the_kinds_of_gap_between_two_sources() -> None:
+    # Ada on Scholar and on Elamur (one person by her ORCID). Scholar: "Alpha" (Scholar's * over 2 clusters,
+    # 50), "Beta" (20), "Gamma" (8). Elamur: "Alpha" (45), "Beta" (20), "Beta" again as its preprint
+    # (same DOI, 3), "Delta" (6, only there).
+    orcid = Ids(orcid="0000-0001-0000-0001")
+    scholar = page([50, 20, 8], Metrics(), flags={1: ["merged_citations"]}, clusters={1: 2})
+    scholar.profile.ids = Ids(scholar=ADA, orcid=orcid.orcid)  # type: ignore[union-attr]
+    for pub, title in zip(scholar.publications, ["Alpha", "Beta", "Gamma"], strict=True):
+        pub.title = title
+    scholar.publications[1].ids.doi = "10.1/beta"
+    elamur = PageResult(site="elamur", page="profile", profile=Profile(name="Ada", ids=orcid), publications=[
+        Publication(title="Alpha", year=2020, citations=45, authors=["A B"]),
+        Publication(title="Beta", year=2020, citations=20, authors=["A B"], ids=PublicationIds(doi="10.1/beta")),
+        Publication(title="Beta (preprint)", year=2019, citations=3, authors=["A B"],
+                    ids=PublicationIds(doi="10.1/BETA")),
+        Publication(title="Delta", year=2021, citations=6, authors=["A B"])])
+    (person,) = metrics([("s.html", scholar), ("e.md", elamur)], by="source").people
+    (gap,) = person.gaps
+    kinds = {(p.title, p.kind, tuple(sorted(p.counts.items()))) for p in gap.papers}
+    assert kinds == {
+        ("Alpha", "merged_differently", (("elamur", 45), ("scholar", 50))),  # one row of two versions on Scholar
+        # two rows on Elamur, one on Scholar; the merge keeps the fullest title, counts each site's highest
+        ("Beta (preprint)", "merged_differently", (("elamur", 20), ("scholar", 20))),
+        ("Gamma", "only_on", (("scholar", 8),)),
+        ("Delta", "only_on", (("elamur", 6),)),
+    }
+    assert gap.figures["papers"] == [3, 4] and gap.figures["citations"] == [50 + 20 + 8, 45 + 20 + 3 + 6]
+    assert sorted(gap.by_figure["papers"]) == sorted(p.key for p in gap.papers if p.kind == "only_on")
