@@ -69,7 +69,7 @@ TITLE_REASONS = ("title_year", "title_prefix")
 NAME_REASON = "name_coauthors"
 MIN_SHARED_COAUTHORS = 2
 _CUT_TITLE = ("...", "…")  # a cut title's mark, with or without a (no-break) space before it
-_MIN_PREFIX_KEY = 10
+MIN_PREFIX_KEY = 10  # a cut title joins the one it begins when its key has at least this many characters
 MAX_TITLE_YEAR_GAP = 1  # titles join papers whose years are at most this far apart
 # A join made: (source index, source index, reason, value)
 Join = tuple[int, int, str, str | None]
@@ -395,7 +395,7 @@ def _join_cut_titles(groups: _Groups, sources: Sequence[SourceRecord], keys: Seq
     docs/exports.md's "Merging")."""
     ordered = sorted((key, j) for j, key in enumerate(keys) if key)
     sorted_keys = [key for key, _ in ordered]
-    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
+    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= MIN_PREFIX_KEY and _title_cut(source)]
     twice = Counter((groups.listing[i], keys[i]) for i in cut)
     for i in sorted(cut, key=lambda i: -len(keys[i])):
         if twice[groups.listing[i], keys[i]] > 1:

@@ -25,10 +25,20 @@ from itertools import combinations
 from pathlib import PurePath
 from typing import Literal
 
-from pubharvest.parsers.records import Metrics, PageResult, Profile, id_values
+from pubharvest.parsers.records import Metrics, PageResult, Profile, Publication, id_values
+from pubharvest.parsers.text import title_key
 from pubharvest.parsers.warning_codes import Warn
 
-from ..merge import Paper, latest_records, listing_of, merge_papers, people, person_id_kinds, recency
+from ..merge import (
+    MIN_PREFIX_KEY,
+    Paper,
+    latest_records,
+    listing_of,
+    merge_papers,
+    people,
+    person_id_kinds,
+    recency,
+)
 from .explain import CHECKED, check
 from .indicators import METRICS, Row, indicators
 from .items import MERGED_SITE as MERGED
@@ -125,7 +135,9 @@ def _joined_by_papers(pages: Pages, people_pages: Sequence[Sequence[int]], alone
     if not listed or not people_pages:
         return {}
     owner = {i: n for n, indexes in enumerate(people_pages) for i in indexes}
-    papers = merge_papers([(str(i), result) for i, (_, result) in enumerate(pages)])
+    keys = {key for i in listed for pub in pages[i][1].publications for key in _paper_keys(pub)}
+    near = [i for i in owner if any(key in keys for pub in pages[i][1].publications for key in _paper_keys(pub))]
+    papers = merge_papers([(str(i), pages[i][1]) for i in sorted({*listed, *near})])
     shared: dict[int, Counter[int]] = defaultdict(Counter)
     for paper in papers:
         inputs = {int(s.input or 0) for s in paper.sources}
@@ -138,6 +150,14 @@ def _joined_by_papers(pages: Pages, people_pages: Sequence[Sequence[int]], alone
         if best and best[0][1] >= MIN_SHARED_PAPERS and (len(best) == 1 or best[1][1] < best[0][1]):
             joined[i] = best[0][0]
     return joined
+
+
+def _paper_keys(pub: Publication) -> list[str]:
+    """What a paper may join another by (``merge``'s rules), coarsely: its title key's first characters
+    (a cut title joins the title it begins) and its identifiers; papers with no key in common never join,
+    so the merge that decides need not read the others."""
+    ids = [f"{kind}:{value}" for kind, value in id_values(pub.ids, ("arxiv", "doi", "report_number")).items()]
+    return [title_key(pub.title)[:MIN_PREFIX_KEY], *(key.casefold() for key in ids)] if pub.title else ids
 
 
 def _as_of(pages: Pages, indexes: Sequence[int], year: int | None, at: str | None) -> tuple[int | None, str]:
