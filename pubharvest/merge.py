@@ -69,7 +69,7 @@ TITLE_REASONS = ("title_year", "title_prefix")
 NAME_REASON = "name_coauthors"
 MIN_SHARED_COAUTHORS = 2
 _CUT_TITLE = ("...", "…")  # a cut title's mark, with or without a (no-break) space before it
-_MIN_PREFIX_KEY = 10
+MIN_PREFIX_KEY = 10  # a cut title joins the one it begins when its key has at least this many characters
 MAX_TITLE_YEAR_GAP = 1  # titles join papers whose years are at most this far apart
 # A join made: (source index, source index, reason, value)
 Join = tuple[int, int, str, str | None]
@@ -395,7 +395,7 @@ def _join_cut_titles(groups: _Groups, sources: Sequence[SourceRecord], keys: Seq
     docs/exports.md's "Merging")."""
     ordered = sorted((key, j) for j, key in enumerate(keys) if key)
     sorted_keys = [key for key, _ in ordered]
-    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
+    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= MIN_PREFIX_KEY and _title_cut(source)]
     twice = Counter((groups.listing[i], keys[i]) for i in cut)
     for i in sorted(cut, key=lambda i: -len(keys[i])):
         if twice[groups.listing[i], keys[i]] > 1:
@@ -613,13 +613,16 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
     """
     found = [(index, name, result) for index, (name, result) in enumerate(pages) if _identifiable(result)]
     sources = [profile_source(name, result) for _, name, result in found]
-    coauthors = [coauthor_keys(result) for _, _, result in found]
+    pairs = _same_name_pairs(sources)
+    # co-authors only of the profiles that share a name with another: reading every paper's authors of
+    # every profile cost more than the rest of the people's merge
+    coauthors = {i: coauthor_keys(found[i][2]) for i in sorted({i for pair in pairs for i in pair})}
     kinds = person_id_kinds()
     ids = [id_values(s.ids, kinds) for s in sources]
     groups = _Groups(sources, range(len(sources)), ids, kinds)
     for kind in kinds:
         _join_equal(groups, [(i, value) for i, found in enumerate(ids) if (value := found.get(kind))], kind)
-    for i, j in _same_name_pairs(sources):
+    for i, j in pairs:
         shared = coauthors[i] & coauthors[j]
         if len(shared) >= MIN_SHARED_COAUTHORS:
             groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")

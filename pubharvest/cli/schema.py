@@ -1,5 +1,5 @@
-"""``pubharvest schema``: the JSON Schema of the page results (or, with ``--merged``, of `merge` output;
-with ``--changes``, of `changes --format json`)."""
+"""``pubharvest schema``: the JSON Schema of the page results (``--merged``: of `merge` output;
+``--changes``: of `changes --format json`; ``--metrics``: of `metrics -f json`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--merged", action="store_true", help="the schema of `merge` output instead")
     which.add_argument("--changes", action="store_true", help="the schema of `changes --format json` instead")
+    which.add_argument("--metrics", action="store_true", help="the schema of `metrics -f json` output instead")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
         from ..changes import changes_json_schema
 
         schema = changes_json_schema()
+    elif args.metrics:
+        from ..metrics import metrics_json_schema
+
+        schema = metrics_json_schema()
     else:
         schema = merged_json_schema() if args.merged else json_schema()
     print(json.dumps(schema, indent=2, sort_keys=True))

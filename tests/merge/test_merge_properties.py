@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pubharvest.merge import (
-    _MIN_PREFIX_KEY,
+    MIN_PREFIX_KEY,
     UNIQUE_ID_KINDS,
     _Groups,
     _title_cut,
@@ -59,7 +59,7 @@ def reference_groups(pages: list[PageResult]) -> list[tuple[list[str], list[tupl
             if keys[i] and keys[j] == keys[i] and groups.join(j, i, "title_year", keys[i], same_listing_ok=False,
                                                              max_year_gap=1):
                 break
-    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= _MIN_PREFIX_KEY and _title_cut(source)]
+    cut = [i for i, source in enumerate(sources) if len(keys[i]) >= MIN_PREFIX_KEY and _title_cut(source)]
     twice = Counter((listing[i], keys[i]) for i in cut)
     for i in sorted(cut, key=lambda i: -len(keys[i])):
         own, joinable = groups.find(i), dict[int, int]()
