@@ -49,6 +49,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOSTILE = '<script>window.injected = 1</script>'
+# A script's test of whether the window shows an element: each chart is drawn for a wide window and a phone's,
+# and the style hides one of the two
+SHOWN = "e => e.closest('svg').getBoundingClientRect().width > 0"
 
 
 def hostile_page() -> PageResult:
@@ -123,7 +126,7 @@ def test_bars_are_every_year_on_the_axis_zero_years_included() -> None:
     profile_of(page).citations_by_year = [y for y in profile_of(page).citations_by_year if y.citations]  # gaps
     html = render(report_data([("p", page)]))
     bars = re.findall(r'class="bar"[^>]*data-year="(\d+)" data-value="(\d+)"', html)
-    assert [int(year) for year, _ in bars] == list(range(1990, 2026))
+    assert [int(year) for year, _ in bars] == list(range(1990, 2026)) * 2  # drawn for a wide window and a phone
     assert {int(year) for year, value in bars if value == "0"} == {y for y in range(1990, 2026) if y % 7 == 0}
 
 
@@ -145,9 +148,15 @@ def test_report_reads_pages_records_archives_and_a_store(tmp_path: Path, capsys)
     argv = ["report", str(SEEDS[0]), str(records), str(tmp_path / "crawl.warc.gz"),
             "--store", str(three_run_store(tmp_path / "s.sqlite")), "-o", str(out)]
     assert main(argv) == 0
-    html = out.read_text()
-    assert html.count('<section class="profile"') == 4 and '<section class="merged"' in html
-    assert html.count('class="point"') >= 6  # h-index and i10 over three runs
+    document = html_of(out)
+    # the Scholar table (which names nobody) shares 6 papers with the MSR list of Olatunji Ruwase: one section;
+    # the archive's Japanese profile; the store's synthetic person
+    sections = document.xpath("//section[@class='profile']")
+    assert [s.xpath("string(h2)") for s in sections] == ["Olatunji Ruwase", "山田 花子", "Synthetic Person"]
+    assert sections[0].xpath(".//div[@class='view']/@data-site") == ["scholar", "msr"]
+    assert sections[0].xpath(".//p[contains(@class,'placed')]/@data-shared") == ["6"]
+    points = sections[2].xpath(".//div[@data-part='runs']//svg[contains(@class,'wide')]//*[@class='point']")
+    assert len(points) == 6  # h-index and i10 over three runs
 
 
 def as_fetched(result: PageResult, day: str, growth: int) -> PageResult:
@@ -196,7 +205,7 @@ def test_a_jobs_records_of_three_runs_are_one_section_per_person_the_latest(read
     sections = document.xpath("//section[@class='profile']")
     assert len(sections) == len(people) == 5
     assert [s.xpath("string(h2)") for s in sections] == [profile_of(p).name for p in people]
-    assert len(document.xpath("//nav/a")) == 5
+    assert document.xpath("//nav/a/@href") == ["#p0", "#p1", "#p2", "#p3", "#p4", "#compare"]
     for section, person in zip(sections, people, strict=True):
         counts = [int(c.get("data-sort")) for c in section.xpath(".//table[contains(@class,'papers')]//tr/td[5]")]
         assert counts == sorted(((p.citations or 0) + 3 for p in person.publications), reverse=True)  # the latest run
@@ -245,16 +254,43 @@ def test_a_coauthor_name_the_page_cut_is_marked(read_corpus) -> None:
     assert cut == ["Associate Professor George C. Kagadi"]
 
 
-def test_a_person_on_two_sites_is_one_section_and_a_page_naming_nobody_its_own() -> None:
-    pages = [(str(path), parse(path.read_bytes())) for path in SEEDS]  # Scholar's table names nobody
+def test_the_seeds_are_one_person_on_three_sources_and_the_nameless_table_says_why_it_is_there() -> None:
+    """MSR and Elamur name Olatunji Ruwase (eight shared co-authors); Scholar's table names nobody, and is his
+    for the papers it shares with them: seven (docs/exports.md's hand-checked merge of the seeds: ZeRO-Offload and
+    ZeRO-Infinity on all three, ZeRO, ZeRO++, DeepSpeed Inference and "Optimizing CNNs on Multicores" with MSR,
+    BLOOM with Elamur). Counted by hand in the table: "O Ruwase" is on 9 of its 20 rows, 12 end in "...";
+    every row names "S Rajbhandari", whose list it may be, as the note warns."""
+    pages = [(str(path), parse(path.read_bytes())) for path in SEEDS]
     document = dom(render(report_data(pages)))
     sections = document.xpath("//section[@class='profile']")
-    assert [s.xpath("string(h2)") for s in sections] == ["003_9ea93ed9343d2054.txt", "Olatunji Ruwase"]
-    assert sections[1].xpath(".//div[@class='view']/@data-site") == ["msr", "elamur"]
+    assert [s.xpath("string(h2)") for s in sections] == ["Olatunji Ruwase"]
+    assert sections[0].xpath(".//div[@class='view']/@data-site") == ["scholar", "msr", "elamur"]
+    placed = sections[0].xpath(".//p[contains(@class,'placed')]")
+    assert [(p.get("data-shared"), p.get("data-naming")) for p in placed] == [("7", "9")]
+    assert "among the authors of 9 of its 20 rows, 12 with an author list the page cut short" in \
+        placed[0].text_content()
+    across = sections[0].xpath(".//div[@data-part='across']//table")[0]
+    assert across.xpath("./thead/tr/th/button/text()") == ["Title", "Year", "scholar", "msr", "elamur"]
+    # 34 papers from 43 rows (seeds_merged.json); sorted by Scholar's counts, the source that counts the most
+    assert len(across.xpath("./tbody/tr")) == 34
+    assert across.xpath("./thead/tr/th[@aria-sort='descending']/button/text()") == ["scholar"]
+    first = across.xpath("./tbody/tr[1]/td")
+    assert [c.get("data-sort") for c in first[2:]] == ["1750", "", "1606"]  # BLOOM: Scholar, not on MSR, Elamur
+    assert first[3].get("data-mark") == "not-listed"
+    # who: Elamur's affiliation, and the co-authors of Elamur's box and Scholar's, each with its source
+    who = {div.get("data-part"): div for div in sections[0].xpath(".//dl[@class='person']/div")}
+    assert who["affiliation"].xpath(".//li/bdi/text()") == ["Bellevue College"]
+    assert who["affiliation"].xpath(".//li/span[@class='from']/text()") == ["elamur"]
+    coauthors = [(li.xpath("string(a)") or li.text.strip(), li.xpath("string(span[@class='from'])"))
+                 for li in who["coauthors"].xpath(".//li")]
+    assert coauthors == [("He Yuxiong", "scholar")] + [(name, "elamur") for name in (
+        "Samyam Rajbhandari", "Yuxiong He", "Dong Li", "Jeff Rasley", "Jie Ren", "Minjia Zhang",
+        "Reza Yazdani Aminabadi", "Shaden Smith")]
 
 
 def counted_on(site: str, *papers: tuple[str, int | None]) -> PageResult:
-    return PageResult(site=site, page="publication_list",
+    """A list of ``papers`` on ``site`` of one person, Ada, whom every site knows by one ORCID."""
+    return PageResult(site=site, page="publication_list", profile=Profile(name="Ada", ids=Ids(orcid="0000-0001")),
                       publications=[Publication(title=title, year=2020, citations=count) for title, count in papers])
 
 
@@ -264,7 +300,7 @@ def test_the_table_across_sites_is_sorted_by_the_column_it_marks_and_tells_its_m
     elamur = counted_on("elamur", ("Beta paper on gadgets", 50), ("Gamma paper on gizmos", 7),
                         ("Delta paper on sprockets", None))
     document = dom(render(report_data([("s", scholar), ("e", elamur)])))
-    table = document.xpath("//section[@id='merged']//table")[0]
+    table = document.xpath("//section[@id='p0']//div[@data-part='across']//table")[0]
     assert table.xpath("./thead/tr/th[@aria-sort]/button/text()") == ["scholar"]
     assert table.xpath("./tbody/tr/td[1]/@data-sort") == [
         "alpha paper on widgets", "beta paper on gadgets", "delta paper on sprockets", "gamma paper on gizmos"]
@@ -272,7 +308,7 @@ def test_the_table_across_sites_is_sorted_by_the_column_it_marks_and_tells_its_m
     marks = [[(c.get("data-mark"), c.text) for c in row.xpath("./td[@data-site]")] for row in table.xpath("./tbody/tr")]
     assert marks == [[(None, "10"), ("not-listed", "·")], [(None, "5"), (None, "50")],
                      [("no-count", "—"), ("no-count", "—")], [("not-listed", "·"), (None, "7")]]
-    legend = document.xpath("//section[@id='merged']//p[contains(@class,'marks')]/span")
+    legend = document.xpath("//div[@data-part='across']//p[contains(@class,'marks')]/span")
     assert [(s.get("data-mark"), s.xpath("string(b)")) for s in legend] == [("no-count", "—"), ("not-listed", "·")]
 
 
@@ -339,16 +375,17 @@ class Opened:
         assert self.page.evaluate("window.injected") is None
 
     def bars(self, section: int) -> list[tuple[int, int]]:
+        """The bars of the section's chart that the window shows (of its wide and its phone drawing)."""
         return self.page.eval_on_selector_all(
-            f"#p{section} g.bar", "bars => bars.map(b => [+b.dataset.year, +b.dataset.value])")
+            f"#p{section} g.bar", f"bars => bars.filter({SHOWN}).map(b => [+b.dataset.year, +b.dataset.value])")
 
     def axis_labels(self, chart: str) -> list[str]:
-        return self.page.eval_on_selector_all(f"{chart} text.x", "ts => ts.map(t => t.textContent)")
+        return self.page.eval_on_selector_all(f"{chart} text.x", f"ts => ts.filter({SHOWN}).map(t => t.textContent)")
 
     def check_labels_fit(self) -> int:
         """No x label of any chart overlaps the next or stands outside its chart (cut off); returns how many
         charts were checked."""
-        charts = self.page.eval_on_selector_all("svg.chart", """charts => charts.map(svg => {
+        charts = self.page.eval_on_selector_all("svg.chart", f"charts => charts.filter({SHOWN})" + """.map(svg => {
             const box = svg.getBoundingClientRect();
             const labels = [...svg.querySelectorAll("text.x")].map(t => t.getBoundingClientRect());
             return {box: [box.left, box.right, box.top, box.bottom],
@@ -420,10 +457,12 @@ def test_the_merged_seeds_in_chromium(browser, tmp_path: Path) -> None:
     opened = Opened(browser, report_of(tmp_path, *map(str, SEEDS)))
     opened.check_quiet()
     scholar = parse(SEEDS[0].read_bytes())
-    counts = opened.page.eval_on_selector_all("#merged td[data-site=scholar]", "cs => cs.map(c => c.dataset.sort)")
+    across = "#p0 div[data-part=across] table"
+    counts = opened.page.eval_on_selector_all(f"{across} td[data-site=scholar]", "cs => cs.map(c => c.dataset.sort)")
     assert sorted(int(c) for c in counts if c) == sorted(p.citations for p in scholar.publications if p.citations)
-    check_sorting(opened, "#merged table", 0, 2)
-    shown = opened.page.eval_on_selector_all("#p0 .warnings li", "ls => ls.map(l => l.dataset.code)")
+    check_sorting(opened, across, 0, 2)
+    shown = opened.page.eval_on_selector_all("#p0 div[data-source=scholar] .warnings li",
+                                             "ls => ls.map(l => l.dataset.code)")
     assert shown == [w.code for w in scholar.warnings if w.code not in LIST_WARNINGS] + [
         w.code for w in scholar.warnings if w.code in LIST_WARNINGS] and shown
     opened.page.screenshot(path=tmp_path / "merged.png", full_page=True)
@@ -437,14 +476,14 @@ def test_a_store_of_three_runs_in_chromium(browser, tmp_path: Path) -> None:
     pages, _ = store_pages(str(store))
     check_bars(opened, 0, pages[0][1])
     points = opened.page.eval_on_selector_all(
-        "#p0 g.series", "gs => gs.map(g => [g.dataset.series, [...g.querySelectorAll('circle')].map(c => "
-                        "+c.dataset.value)])")
+        "#p0 g.series", f"gs => gs.filter({SHOWN}).map(g => [g.dataset.series, [...g.querySelectorAll('.point')]"
+                        ".map(c => +c.dataset.value)])")
     assert points[-2:] == [["h-index", [10, 15, 22]], ["i10-index", [20, 25, 32]]]
     opened.page.screenshot(path=tmp_path / "store.png", full_page=True)
 
 
 @pytest.mark.slow  # Chromium
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", [1280, 360])
 def test_chart_labels_fit_and_nothing_scrolls_sideways_at_desktop_and_phone_widths(
         browser, read_corpus, tmp_path: Path, width: int) -> None:
     """Five real profiles (one with a co-author box of 20), 36 years of bars, three runs' dates."""
@@ -458,7 +497,9 @@ def test_chart_labels_fit_and_nothing_scrolls_sideways_at_desktop_and_phone_widt
                     "--store", str(store))
     opened = Opened(browser, out, width=width)
     opened.check_quiet()
-    assert opened.check_labels_fit() == 2 * 7 + 1  # per year and cumulative for 7 profiles, the runs chart
+    # per year, cumulative and papers per year for 7 profiles, the runs chart, and the 7 people side by side:
+    # per year and cumulative, by calendar and by career year
+    assert opened.check_labels_fit() == 3 * 7 + 1 + 4
     assert opened.axis_labels("svg[data-chart=runs]") == list(RUN_DAYS)
     years = opened.axis_labels("#p5 svg[data-chart=per-year]")
     assert years[-1] == "2025" and len(years) < 36  # every other year at most: 36 would not fit
