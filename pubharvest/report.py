@@ -373,7 +373,7 @@ class XAxis:
 
 def year_axis(years: Sequence[YearCitations], width: int = CHART_WIDTH) -> XAxis:
     """The axis of the yearly charts: the bars and the cumulative line share it, year under year."""
-    return slot_axis([str(y.year) for y in years], width)
+    return slot_axis([str(y.year) for y in years], width, narrowest=6)
 
 
 def slot_axis(labels: Sequence[str], width: int, narrowest: int = 10, widest: int = 34,
@@ -457,7 +457,7 @@ def legend(names: Sequence[str]) -> str:
 
 
 def lines(series: Sequence[tuple[str, Sequence[int | None]]], labels: Sequence[str], label: str, kind: str,
-          narrowest: int = 10, widest: int = 34, names: Sequence[str] = ()) -> str:
+          narrowest: int = 4, widest: int = 34, names: Sequence[str] = ()) -> str:
     """``line_chart`` at both widths (``at_both_widths``) on an axis of ``labels`` (``slot_axis``), and its
     legend when it has several series."""
     key = legend([name for name, _ in series]) if len(series) > 1 else ""

@@ -515,3 +515,97 @@ def test_hostile_records_show_as_text_and_a_phone_width_page_does_not_scroll_sid
     opened.check_quiet()
     assert opened.page.locator("#p0 table.papers tbody tr td:nth-child(2) a").inner_text().startswith(HOSTILE)
     assert opened.page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+# ---- a person across sources, and people side by side ----------------------------------------------------------
+
+def yearly_profile(site: str, name: str, orcid: str, years: dict[int, int], papers: dict[str, int]) -> PageResult:
+    """A profile page on ``site`` of ``name`` (known everywhere by ``orcid``): its citations per year, and
+    papers (title: year)."""
+    return PageResult(site=site, page="profile", url=f"https://{site}.example/{orcid}",
+                      profile=Profile(name=name, ids=Ids(orcid=orcid), metrics=Metrics(h_index=len(papers)),
+                                      citations_by_year=[YearCitations(year=y, citations=c) for y, c in years.items()]),
+                      publications=[Publication(title=title, year=year, citations=1) for title, year in papers.items()])
+
+
+def shown_series(document: Any, chart: str) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Each series of the wide drawing of ``chart``: its name and its points (slot, value)."""
+    return [(g.get("data-series"), [(p.get("data-x"), int(p.get("data-value"))) for p in g.xpath("./*[@data-x]")])
+            for g in document.xpath(f"{chart}[contains(@class,'wide')]/g[contains(@class,'series')]")]
+
+
+def test_each_sources_citations_per_year_on_one_chart_told_apart_by_shape_and_dash() -> None:
+    scholar = yearly_profile("scholar", "Ada Lovelace", "0000-0001", {2019: 2, 2020: 3, 2021: 0},
+                             {"On engines": 2018, "On numbers": 2020})
+    elamur = yearly_profile("elamur", "Ada Lovelace", "0000-0001", {2020: 1, 2021: 4, 2022: 6},
+                            {"On engines": 2018})
+    document = dom(render(report_data([("s", scholar), ("e", elamur)])))
+    assert len(document.xpath("//section[@class='profile']")) == 1
+    yearly = "//div[@data-part='yearly']//svg"
+    # by hand: the axis is 2019-2022; Scholar's chart covers 2019-2021, Elamur's 2020-2022
+    assert shown_series(document, f"{yearly}[@data-chart='per-year']") == [
+        ("scholar", [("2019", 2), ("2020", 3), ("2021", 0)]), ("elamur", [("2020", 1), ("2021", 4), ("2022", 6)])]
+    assert shown_series(document, f"{yearly}[@data-chart='cumulative']") == [
+        ("scholar", [("2019", 2), ("2020", 5), ("2021", 5)]), ("elamur", [("2020", 1), ("2021", 5), ("2022", 11)])]
+    assert shown_series(document, f"{yearly}[@data-chart='papers-per-year']") == [
+        ("scholar", [("2018", 1), ("2019", 0), ("2020", 1)]), ("elamur", [("2018", 1), ("2019", 0), ("2020", 0)])]
+    assert not document.xpath("//div[@data-part='yearly']//g[@class='bar']")  # bars: one source only
+    # the legend draws each series' point shape and dash, not only its colour
+    keys = document.xpath("//div[@data-part='yearly']/p[@class='legend'][1]/span")
+    assert [k.get("data-series") for k in keys] == ["scholar", "elamur"]
+    shapes = [(k.xpath("name(svg/*[2])"), k.xpath("string(svg/line/@stroke-dasharray)")) for k in keys]
+    assert shapes == [("circle", ""), ("rect", "7 3")]
+    lines = document.xpath(f"{yearly}[@data-chart='per-year'][contains(@class,'wide')]/g/polyline")
+    assert [line.get("stroke-dasharray") for line in lines] == [None, "7 3"]
+    # the metrics each page states, a column per source
+    metrics = document.xpath("//table[@class='metrics']")[0]
+    assert metrics.xpath("./thead/tr/th/text()") == ["Metric", "scholar", "elamur"]
+    assert [[c.text for c in row.xpath("./*")] for row in metrics.xpath("./tbody/tr")] == [["h-index", "2", "1"]]
+
+
+def test_people_side_by_side_by_calendar_and_by_career_year() -> None:
+    """Ada's first paper is of 2010, Bob's of 2015: in 2019 Ada is in career year 9, Bob in 4."""
+    ada = yearly_profile("scholar", "Ada", "0000-0001", {2018: 2, 2019: 3}, {"A one": 2010, "A two": 2016})
+    bob = yearly_profile("scholar", "Bob", "0000-0002", {2019: 1, 2020: 4}, {"B one": 2015})
+    document = dom(render(report_data([("a", ada), ("b", bob)])))
+    assert document.xpath("//nav/a/@href") == ["#p0", "#p1", "#compare"]
+    calendar = "//section[@id='compare']/div[@data-align='calendar']"
+    assert shown_series(document, f"{calendar}//svg[@data-chart='calendar-per-year']") == [
+        ("Ada", [("2018", 2), ("2019", 3)]), ("Bob", [("2019", 1), ("2020", 4)])]
+    assert shown_series(document, f"{calendar}//svg[@data-chart='calendar-cumulative']") == [
+        ("Ada", [("2018", 2), ("2019", 5)]), ("Bob", [("2019", 1), ("2020", 5)])]
+    career = "//section[@id='compare']/div[@data-align='career']"
+    assert shown_series(document, f"{career}//svg[@data-chart='career-per-year']") == [
+        ("Ada", [("8", 2), ("9", 3)]), ("Bob", [("4", 1), ("5", 4)])]
+    rows = [[c.text_content() for c in row.xpath("./*")] for row in document.xpath(f"{career}//table/tbody/tr")]
+    assert rows == [["4", "", "1 (1)"], ["5", "", "4 (5)"], ["6", "", ""], ["7", "", ""], ["8", "2 (2)", ""],
+                    ["9", "3 (5)", ""]]
+
+
+def test_one_person_has_no_side_by_side_page_and_a_nameless_list_sharing_one_paper_stays_apart() -> None:
+    ada = yearly_profile("scholar", "Ada", "0000-0001", {2018: 2}, {"On engines": 2010, "On numbers": 2012})
+    table = PageResult(site="scholar", page="publication_list",
+                       publications=[Publication(title="On engines", year=2010), Publication(title="Other", year=2011)])
+    document = dom(render(report_data([("a", ada), ("t", table)])))
+    assert not document.xpath("//section[@id='compare']")
+    assert [s.xpath("string(h2)") for s in document.xpath("//section[@class='profile']")] == ["Ada", "t"]
+    assert not document.xpath("//p[contains(@class,'placed')]")
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_seeds_person_view_at_desktop_and_phone_widths(browser, tmp_path: Path, width: int) -> None:
+    """The three seeds, one person: nothing wider than the window, the legend in it, the chart's text at its size."""
+    opened = Opened(browser, report_of(tmp_path, *map(str, SEEDS)), width=width)
+    opened.check_quiet()
+    opened.check_no_sideways_scroll(width)
+    assert opened.check_labels_fit() == 1  # papers per year: no seed gives citations per year
+    keys = opened.page.eval_on_selector_all("#p0 .legend .key", "ks => ks.map(k => [k.dataset.series, "
+                                            "k.getBoundingClientRect().right <= innerWidth])")
+    assert keys == [["scholar", True], ["msr", True], ["elamur", True]]
+    # the phone drawing is shown at 360 px, at (nearly) its own size: its text is not shrunk to a third
+    scale = opened.page.evaluate(f"""() => {{
+        const svg = [...document.querySelectorAll('svg.chart')].filter({SHOWN})[0];
+        return svg.getBoundingClientRect().width / svg.width.baseVal.value; }}""")
+    assert scale > (0.85 if width == 360 else 0.99)
+    opened.page.screenshot(path=tmp_path / f"seeds-{width}.png", full_page=True)
