@@ -689,10 +689,11 @@ def shared_papers(pages: Sequence[tuple[str | None, PageResult]], nameless: int,
 def nameless_owners(pages: Sequence[tuple[str | None, PageResult]],
                     found: Sequence[tuple[MergedProfile, list[int]]]) -> dict[int, int]:
     """For each page that names nobody and lists papers (Scholar's table copied as text), the person
-    of ``found`` (``people(pages)``, by position) with whom it shares the most papers, when that is at
-    least ``MIN_SHARED_PAPERS`` and no other person shares as many; pages with no such person are left
-    out. Sharing papers is evidence of a co-author as much as of the person: a page placed so should
-    say so (``pubharvest report`` does, with the rows that name the person).
+    of ``found`` (``people(pages)``, by position) with whom it shares the most papers (one merge of all
+    ``pages``), when that is at least ``MIN_SHARED_PAPERS`` and no other person shares as many; pages
+    with no such person are left out. Sharing papers is evidence of a co-author as much as of the
+    person: a page placed so should say so (``pubharvest report`` does, with the rows that name the
+    person).
 
     >>> from pubharvest.parsers.records import Ids, PageResult, Profile, Publication
     >>> def listed(*titles, **ids):
@@ -705,13 +706,20 @@ def nameless_owners(pages: Sequence[tuple[str | None, PageResult]],
     >>> nameless_owners(pages, people(pages))
     {2: 0}
     """
-    named = {i for _, indexes in found for i in indexes}
-    owners: dict[int, int] = {}
-    for i, (_, result) in enumerate(pages):
-        if i in named or not result.publications:
-            continue
-        counts = sorted(((len(shared_papers(pages, i, indexes)), person)
-                         for person, (_, indexes) in enumerate(found)), reverse=True)
-        if counts and counts[0][0] >= MIN_SHARED_PAPERS and (len(counts) == 1 or counts[1][0] < counts[0][0]):
-            owners[i] = counts[0][1]
+    owner = {i: person for person, (_, indexes) in enumerate(found) for i in indexes}
+    nameless = {i for i, (_, result) in enumerate(pages) if i not in owner and result.publications}
+    if not nameless or not found:
+        return {}
+    shared: defaultdict[int, Counter[int]] = defaultdict(Counter)
+    # each source's input is its page's index, so a merged paper tells which pages list it
+    for paper in merge_papers([(str(i), result) for i, (_, result) in enumerate(pages)]):
+        listed_on = {int(s.input) for s in paper.sources if s.input is not None}
+        persons = {owner[i] for i in listed_on if i in owner}
+        for i in listed_on & nameless:
+            shared[i].update(persons)
+    owners = {}
+    for i, counts in sorted(shared.items()):
+        best = counts.most_common(2)
+        if best and best[0][1] >= MIN_SHARED_PAPERS and (len(best) == 1 or best[1][1] < best[0][1]):
+            owners[i] = best[0][0]
     return owners
