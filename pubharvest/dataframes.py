@@ -25,9 +25,10 @@ from pubharvest.parsers.records import PageResult
 
 from .errors import BadRecords, MissingDependency
 from .merge import MergeResult
+from .metrics import MetricsResult
 from .output import TEMP_MARK
 from .recordfiles import record_of
-from .tables import MERGED_TABLES, PAGE_TABLES, TABLES, Column, Result, columns_of
+from .tables import MERGED_TABLES, METRIC_TABLES, PAGE_TABLES, TABLES, Column, Result, columns_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,9 +41,10 @@ _INSTALL = "pip install 'pubharvest[pandas]'"
 
 def frames(results: Any) -> dict[str, pd.DataFrame]:
     """The tables of ``results``, by name: ``profiles``, ``publications``, ``citations_by_year`` and
-    ``coauthors`` from page results, and ``papers`` and ``paper_sources`` when a merge is among them.
+    ``coauthors`` from page results, ``papers`` and ``paper_sources`` when a merge is among them, and
+    ``metrics``, ``metric_gaps`` and ``metric_years`` when figures (``pubharvest.metrics.metrics``) are.
 
-    ``results``: a ``PageResult`` or a ``MergeResult``, an iterable of them (what ``parse`` gives,
+    ``results``: a ``PageResult``, a ``MergeResult`` or a ``MetricsResult``, an iterable of them (what ``parse`` gives,
     records decoded from JSON or JSON Lines, a WARC's, ``Store.profiles()``), ``(name, result)``
     pairs (what ``merge`` takes), their JSON as dicts, or a ``pubharvest.store.Store``. A page result
     given as its JSON is checked by the rule ``merge`` reads record files by (``recordfiles.record_of``):
@@ -51,6 +53,7 @@ def frames(results: Any) -> dict[str, pd.DataFrame]:
     _pandas()  # before reading anything: the one-line install hint, not an error half-way
     items = results_of(results)
     names = PAGE_TABLES + (MERGED_TABLES if any(isinstance(item, MergeResult) for item in items) else ())
+    names += METRIC_TABLES if any(isinstance(item, MetricsResult) for item in items) else ()
     return {name: frame(name, items) for name in names}
 
 
@@ -79,14 +82,15 @@ def _series(column: Column, values: list[Any]) -> pd.Series:
         return pd.Series(pd.Categorical(values, categories=categories))
     if column.kind in ("strings", "ints"):
         return pd.Series(values, dtype=object)
-    return pd.Series(values, dtype={"string": "string", "int": "Int64", "bool": "boolean"}[column.kind])
+    dtypes = {"string": "string", "int": "Int64", "float": "Float64", "bool": "boolean"}
+    return pd.Series(values, dtype=dtypes[column.kind])
 
 
 def results_of(results: Any) -> list[Result]:
     """``results`` as a list of page results and merges (see ``frames`` for what it may be)."""
     from .store import Store
 
-    if isinstance(results, (PageResult, MergeResult, dict, Store)):
+    if isinstance(results, (PageResult, MergeResult, MetricsResult, dict, Store)):
         results = [results]
     try:
         items = list(results)
@@ -100,7 +104,7 @@ def results_of(results: Any) -> list[Result]:
             found += item.profiles()
         elif isinstance(item, dict):
             found.append(_decoded(item, f"record {index + 1}"))
-        elif isinstance(item, (PageResult, MergeResult)):
+        elif isinstance(item, (PageResult, MergeResult, MetricsResult)):
             found.append(item)
         else:
             raise BadRecords(f"frames() takes page results or merges, not {type(item).__name__}")
@@ -139,7 +143,7 @@ def arrow_schema(name: str) -> pa.Schema:
     """The Parquet schema of one table (``tables.columns_of``): the same for every file, even an empty
     table's, so that DuckDB or polars read a folder of runs as one."""
     pa, _ = _pyarrow()
-    types = {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(),
+    types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),
              "category": pa.dictionary(pa.int32(), pa.string()), "strings": pa.list_(pa.string()),
              "ints": pa.list_(pa.int64())}
     return pa.schema([pa.field(column.name, types[column.kind]) for column in columns_of(name)])

@@ -37,17 +37,19 @@ from pubharvest.parsers.records import (
 )
 
 from .merge import MergeResult, Paper, SourceRecord
+from .metrics import GAP_KINDS, METRICS, Check, MetricSet, MetricsResult, PaperGap, PersonMetrics, SourceGap, YearPoint
 from .output import _CsvTable, _Writer
 from .store import HISTORY_KEYS
 
-__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "CLI_TABLES", "profile_id", "site_citations",
+__all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "METRIC_TABLES", "CLI_TABLES", "profile_id",
+           "site_citations",
            "columns_of", "history_columns", "COLUMN_SETS", "selected", "columns_misuse", "csv_cells",
            "TableCsvWriter", "csv_writer", "table_writers", "HISTORY_WRITERS"]
 
 # What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
-Kind = Literal["string", "int", "bool", "category", "strings", "ints"]
+Kind = Literal["string", "int", "float", "bool", "category", "strings", "ints"]
 KINDS: tuple[str, ...] = get_args(Kind)
-Result = PageResult | MergeResult
+Result = PageResult | MergeResult | MetricsResult
 
 
 class Column(NamedTuple):
@@ -314,6 +316,88 @@ def paper_source_columns() -> list[Column]:
     ]
 
 
+class SetRow(NamedTuple):
+    person: PersonMetrics
+    set: MetricSet
+
+
+class GapRow(NamedTuple):
+    person: PersonMetrics
+    gap: SourceGap
+    paper: PaperGap
+
+
+def _set_rows(result: Result) -> Iterator[SetRow]:
+    if isinstance(result, MetricsResult):
+        yield from (SetRow(person, each) for person in result.people for each in person.sets)
+
+
+def _gap_rows(result: Result) -> Iterator[GapRow]:
+    if isinstance(result, MetricsResult):
+        yield from (GapRow(person, gap, paper) for person in result.people for gap in person.gaps
+                    for paper in gap.papers)
+
+
+def _year_points(result: Result) -> Iterator[YearPoint]:
+    if isinstance(result, MetricsResult):
+        yield from (point for person in result.people for point in person.years)
+
+
+def _stated(name: str) -> Callable[[SetRow], int | None]:
+    return lambda row: next((c.stated for c in row.set.checks if c.name == name), None)
+
+
+def _reason_lines(check: Check) -> list[str]:
+    return [f"{check.name}: {reason.code}{' (accounts)' * reason.accounts}: {reason.message}"
+            for reason in check.reasons]
+
+
+def metric_columns() -> list[Column]:
+    """One row per set of figures (``pubharvest.metrics``): whose, which source, as of when, every figure,
+    which are not complete and why, each stated figure beside them and the reasons they differ."""
+    figure_kind: dict[type, Kind] = {int: "int", float: "float"}
+    integral = {"papers", "citations", "years", "h_index", "g_index", "i10_index", "hc_index", "hi_norm", "ha_index",
+                "acc10"}
+    return [
+        Column("person", "string", lambda row: row.person.name),
+        Column("source", "string", lambda row: row.set.source), Column("input", "string", lambda row: row.set.input),
+        Column("as_of", "int", lambda row: row.set.as_of),
+        Column("as_of_from", "string", lambda row: row.set.as_of_from),
+        *(Column(m.name, figure_kind[int] if m.name in integral else figure_kind[float], _figure(m.name))
+          for m in METRICS),
+        Column("incomplete", "strings", lambda row: [f.name for f in row.set.figures if not f.complete]),
+        Column("shortfalls", "strings", lambda row: [f"{s.input}: {s.why}" for s in row.set.shortfalls]),
+        *(Column(f"{name}_stated", "int", _stated(name)) for name in ("h_index", "i10_index", "citations")),
+        Column("disagree", "strings", lambda row: [c.name for c in row.set.checks if not c.agree]),
+        Column("unexplained", "strings", lambda row: [c.name for c in row.set.checks if not c.explained]),
+        Column("reasons", "strings", lambda row: [line for c in row.set.checks for line in _reason_lines(c)]),
+    ]
+
+
+def _figure(name: str) -> Callable[[SetRow], Any]:
+    return lambda row: row.set.value(name)
+
+
+def metric_gap_columns() -> list[Column]:
+    """One row per paper two sources of a person show differently."""
+    return [
+        Column("person", "string", lambda row: row.person.name), Column("a", "string", lambda row: row.gap.a),
+        Column("b", "string", lambda row: row.gap.b), Column("key", "string", lambda row: row.paper.key),
+        Column("title", "string", lambda row: row.paper.title), Column("year", "int", lambda row: row.paper.year),
+        Column("kind", "category", lambda row: row.paper.kind, lambda: GAP_KINDS),
+        Column("citations_a", "int", lambda row: row.paper.counts.get(row.gap.a)),
+        Column("citations_b", "int", lambda row: row.paper.counts.get(row.gap.b)),
+        Column("deciding", "strings", lambda row: [name for name, keys in row.gap.by_figure.items()
+                                                   if row.paper.key in keys]),
+        Column("detail", "string", lambda row: row.paper.detail),
+    ]
+
+
+def metric_year_columns() -> list[Column]:
+    """One row per person, source and year of its citations-per-year chart."""
+    return [*_fields("string", "person", "source"), *_fields("int", "year", "career_year", "citations", "cumulative")]
+
+
 TABLES: dict[str, Table] = {
     "profiles": Table(profile_columns, _profile_rows),
     "publications": Table(publication_columns, _pub_rows),
@@ -321,9 +405,13 @@ TABLES: dict[str, Table] = {
     "coauthors": Table(coauthor_columns, _coauthor_rows),
     "papers": Table(paper_columns, _papers),
     "paper_sources": Table(paper_source_columns, _source_rows),
+    "metrics": Table(metric_columns, _set_rows),
+    "metric_gaps": Table(metric_gap_columns, _gap_rows),
+    "metric_years": Table(metric_year_columns, _year_points),
 }
 PAGE_TABLES = ("profiles", "publications", "citations_by_year", "coauthors")
 MERGED_TABLES = ("papers", "paper_sources")
+METRIC_TABLES = ("metrics", "metric_gaps", "metric_years")
 # The names ``--table`` takes, and the table each names.
 CLI_TABLES = {"profiles": "profiles", "publications": "publications", "citations": "citations_by_year",
               "coauthors": "coauthors", "papers": "papers", "paper_sources": "paper_sources"}

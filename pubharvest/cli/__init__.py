@@ -30,6 +30,8 @@ COMMANDS: dict[str, Command] = {
     "merge": Command("merge", "one record per paper (and per person) across saved pages and parsed records"),
     "report": Command("report", "one self-contained HTML report of citations (charts, top papers, sites side by "
                                 "side)"),
+    "metrics": Command("metrics", "every Publish or Perish citation figure per person, per source and merged, "
+                                  "each difference explained"),
     "scrape": Command("scrape", "fetch profiles politely (a TOML job file, or one --site/--id)"),
     "store": Command("store", "the SQLite store of scraped records"),
     "sync": Command("sync", "keep a .bib file or a website's publication list in line with the records"),

@@ -1,4 +1,4 @@
-"""How ``parse``, ``merge`` and ``report`` read their inputs: each input that fails is one line on stderr
+"""How ``parse``, ``merge``, ``report`` and ``metrics`` read their inputs: each input that fails is one line on stderr
 and the run goes on (``Tally`` counts them and gives the exit status); WARC archives are read last."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pubharvest.parsers import ParseError, Unrecognised
 from pubharvest.parsers.records import PageResult
 
 from ..errors import BadRecords, ExitCode, NoPages, PubharvestError, TooDeep, Unreadable
-from ..inputs import input_error, iter_inputs
+from ..inputs import input_error, iter_inputs, read_results
 
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
 T = TypeVar("T")
@@ -118,3 +118,20 @@ class Collected(list[tuple[str, PageResult]]):
 
     def write(self, result: PageResult) -> None:
         self.append((self.name, result))
+
+
+def read_pages(args: argparse.Namespace, tally: Tally) -> list[tuple[str, PageResult]]:
+    """``(input name, page result)`` for each page of the inputs (pages and records, then archives), its
+    warnings told; an input that fails is one line in ``tally`` (``report`` and ``metrics``)."""
+    archives: list[str] = []
+    pages: list[tuple[str, PageResult]] = []
+    for name, results in read_each(args, tally, archives, read_results):
+        for result in results:
+            tally.warned(name, result)
+            pages.append((name, result))
+    if archives:
+        collected = Collected()
+        collected.name = ", ".join(archives)
+        parse_archives(archives, collected, tally)
+        pages += collected
+    return pages

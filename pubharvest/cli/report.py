@@ -8,11 +8,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, StoreError
-from ..inputs import read_results
 from ..output import open_output
 from ..report import HtmlWriter, RunPoint, render, report_data, store_pages
 from .options import add_input_options
-from .reading import Collected, Tally, parse_archives, read_each
+from .reading import Tally, read_pages
 
 if TYPE_CHECKING:
     from pubharvest.parsers.records import PageResult
@@ -56,20 +55,3 @@ def run(args: argparse.Namespace) -> int:
     with open_output("html", args.output, {"html": HtmlWriter}) as out:
         out.write(render(report_data(pages, runs), title=args.title, top=args.top))
     return tally.exit_code()
-
-
-def read_pages(args: argparse.Namespace, tally: Tally) -> list[tuple[str, PageResult]]:
-    """``(input name, page result)`` for each page of the inputs (pages and records, then archives), its
-    warnings told; an input that fails is one line in ``tally``."""
-    archives: list[str] = []
-    pages: list[tuple[str, PageResult]] = []
-    for name, results in read_each(args, tally, archives, read_results):
-        for result in results:
-            tally.warned(name, result)
-            pages.append((name, result))
-    if archives:
-        collected = Collected()
-        collected.name = ", ".join(archives)
-        parse_archives(archives, collected, tally)
-        pages += collected
-    return pages

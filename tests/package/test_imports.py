@@ -26,7 +26,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the records' domain: names, a paper's bibliographic fields and citation key, the merge, records
     # read back from files, the store of every run
     ("domain", ("pubharvest.names", "pubharvest.citable", "pubharvest.keys", "pubharvest.counts", "pubharvest.merge",
-                "pubharvest.recordfiles", "pubharvest.inputs", "pubharvest.store")),
+                "pubharvest.metrics.*", "pubharvest.recordfiles", "pubharvest.inputs", "pubharvest.store")),
     # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, RIS, ORCID works, tables, DataFrames, sync
     # targets) and shown (the report, a job's progress)
     ("formats", ("pubharvest.output", "pubharvest.latex", "pubharvest.texchars", "pubharvest.bibtex", "pubharvest.csl",

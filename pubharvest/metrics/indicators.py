@@ -1,0 +1,329 @@
+"""The citation indicators of Publish or Perish, as pure functions over rows: one ``Row`` per paper
+(its citation count, year, number of authors and whether that list was cut short) and a reference
+year ``as_of`` (the year the counts were read: never the wall clock). Each definition, and where it
+comes from, is docs/metrics.md's; the examples below are computed by hand.
+
+A row without a count is left out of every figure of counts, one without a year out of every figure
+of ages, one without authors out of every figure of authors: ``complete`` (``pubharvest.metrics``)
+says which figures that touched.
+
+>>> rows = [Row(10, 2020, 2), Row(4, 2022, 1), Row(1, 2024, 4), Row(0, 2024, 1)]
+>>> values = indicators(rows, as_of=2024)
+>>> values["h_index"], values["g_index"], values["years"], values["cites_per_year"]
+(2, 3, 5, 3.0)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+__all__ = [
+    "Row", "METRICS", "Metric", "indicators", "h_index", "g_index", "i10_index", "e_index", "hc_index",
+    "hi_index", "hi_norm", "hi_annual", "ha_index", "m_quotient", "acc", "awcr", "awcr_per_author", "aw_index",
+    "years_active", "age", "h_of", "HC_GAMMA", "HC_DELTA",
+]
+
+HC_GAMMA, HC_DELTA = 4.0, 1.0  # the contemporary h-index's weights, as Publish or Perish sets them
+Value = int | float | None
+
+
+class Row(NamedTuple):
+    """One paper as the indicators see it: its citation count (None: the page gave none), its year
+    (None: none given), its number of authors (None: none listed) and whether its author list was
+    cut short (``...``: the count is then a lower bound)."""
+
+    citations: int | None
+    year: int | None = None
+    authors: int | None = None
+    authors_truncated: bool = False
+
+
+class Metric(NamedTuple):
+    """One figure: its name (a column, a JSON key), its label as Publish or Perish shows it, and the
+    inputs it is computed from (``rows``: all of a listing's rows; ``citations``, ``years``,
+    ``authors``: that part of each row)."""
+
+    name: str
+    label: str
+    inputs: tuple[str, ...]
+
+
+_C, _Y, _A = ("rows", "citations"), ("rows", "citations", "years"), ("rows", "citations", "authors")
+# Every figure, in the order Publish or Perish lists them; docs/metrics.md defines each.
+METRICS: tuple[Metric, ...] = (
+    Metric("papers", "Papers", ("rows",)),
+    Metric("citations", "Citations", _C),
+    Metric("years", "Years", ("rows", "years")),
+    Metric("cites_per_year", "Cites/year", _Y),
+    Metric("cites_per_paper", "Cites/paper", _C),
+    Metric("cites_per_paper_median", "Cites/paper (median)", _C),
+    Metric("cites_per_author", "Cites/author", _A),
+    Metric("papers_per_author", "Papers/author", ("rows", "authors")),
+    Metric("authors_per_paper", "Authors/paper", ("rows", "authors")),
+    Metric("h_index", "h-index", _C),
+    Metric("g_index", "g-index", _C),
+    Metric("i10_index", "i10-index", _C),
+    Metric("e_index", "e-index", _C),
+    Metric("hc_index", "hc-index", _Y),
+    Metric("hi_index", "hI-index", _A),
+    Metric("hi_norm", "hI,norm", _A),
+    Metric("hi_annual", "hI,annual", ("rows", "citations", "authors", "years")),
+    Metric("ha_index", "hA-index", _Y),
+    Metric("m_quotient", "m-quotient", _Y),
+    Metric("acc10", "ACC>=10", _Y),
+    Metric("awcr", "AWCR", _Y),
+    Metric("awcr_per_author", "AWCRpA", ("rows", "citations", "years", "authors")),
+    Metric("aw_index", "AW-index", _Y),
+)
+
+
+def h_of(scores: Iterable[float]) -> int:
+    """The largest ``k`` such that ``k`` of ``scores`` are at least ``k`` each (Hirsch's rule, over any scores).
+
+    >>> h_of([3.5, 3, 2.9, 1]), h_of([]), h_of([0.5])
+    (2, 0, 0)
+    """
+    k = 0
+    for rank, score in enumerate(sorted(scores, reverse=True), 1):
+        if score < rank:
+            break
+        k = rank
+    return k
+
+
+def _counts(rows: Iterable[Row]) -> list[int]:
+    return [row.citations for row in rows if row.citations is not None]
+
+
+def h_index(rows: Sequence[Row]) -> int:
+    """Hirsch's h: the largest ``h`` such that ``h`` papers have at least ``h`` citations each.
+
+    >>> h_index([Row(10), Row(4), Row(1), Row(0)])
+    2
+    """
+    return h_of(_counts(rows))
+
+
+def g_index(rows: Sequence[Row]) -> int:
+    """Egghe's g: the largest ``g`` such that the ``g`` most cited papers have at least ``g**2`` citations
+    together (never more than the papers there are).
+
+    >>> g_index([Row(10), Row(4), Row(1), Row(0)])  # 10 >= 1, 14 >= 4, 15 >= 9, 15 < 16
+    3
+    """
+    total, g = 0, 0
+    for rank, count in enumerate(sorted(_counts(rows), reverse=True), 1):
+        total += count
+        if total >= rank * rank:
+            g = rank
+    return g
+
+
+def i10_index(rows: Sequence[Row]) -> int:
+    """Scholar's i10: the papers with at least 10 citations.
+
+    >>> i10_index([Row(10), Row(9), Row(None), Row(40)])
+    2
+    """
+    return sum(1 for count in _counts(rows) if count >= 10)
+
+
+def e_index(rows: Sequence[Row]) -> float:
+    """Zhang's e: the square root of the citations of the ``h`` most cited papers beyond ``h**2``.
+
+    >>> e_index([Row(10), Row(4), Row(1), Row(0)])  # h = 2: sqrt(10 + 4 - 4)
+    3.1622776601683795
+    """
+    counts = sorted(_counts(rows), reverse=True)
+    h = h_of(counts)
+    return math.sqrt(sum(counts[:h]) - h * h)
+
+
+def age(year: int, as_of: int) -> int:
+    """A paper's age in years as Publish or Perish counts it: 1 in the year it appeared (``as_of - year + 1``),
+    never less than 1 (a paper dated after ``as_of`` is as young as one of that year).
+
+    >>> age(2020, 2024), age(2024, 2024), age(2026, 2024)
+    (5, 1, 1)
+    """
+    return max(1, as_of - year + 1)
+
+
+def _dated(rows: Iterable[Row]) -> list[tuple[int, int]]:
+    """``(citations, year)`` of each row with both."""
+    return [(row.citations, row.year) for row in rows if row.citations is not None and row.year is not None]
+
+
+def years_active(rows: Sequence[Row], as_of: int | None) -> int | None:
+    """The years from the first paper's to ``as_of``, both counted (first paper 1995, ``as_of`` 2010: 16);
+    None without a dated paper or a reference year.
+
+    >>> years_active([Row(3, 2020), Row(1, 2022), Row(0)], 2024), years_active([Row(3)], 2024)
+    (5, None)
+    """
+    first = min((row.year for row in rows if row.year is not None), default=None)
+    return None if first is None or as_of is None else age(first, as_of)
+
+
+def hc_index(rows: Sequence[Row], as_of: int, gamma: float = HC_GAMMA, delta: float = HC_DELTA) -> int:
+    """The contemporary h of Sidiropoulos et al.: the h of each paper's ``gamma * age**-delta * citations``
+    (by default 4 times the citations of a paper of the year, once those of a paper 4 years old).
+
+    >>> hc_index([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 8.0, 5.33, 4.0
+    3
+    """
+    return h_of(gamma * age(year, as_of) ** -delta * count for count, year in _dated(rows))
+
+
+def _authored(rows: Iterable[Row]) -> list[tuple[int, int]]:
+    """``(citations, authors)`` of each row with both (and at least one author)."""
+    return [(row.citations, row.authors) for row in rows if row.citations is not None and row.authors]
+
+
+def hi_index(rows: Sequence[Row]) -> float:
+    """Batista's individual h: ``h**2`` over the authors of the ``h`` most cited papers, together (of
+    papers tied at the ``h``-th count, those with fewer authors come first, so that the order of the rows
+    never matters). 0 when ``h`` is 0.
+
+    >>> hi_index([Row(10, authors=2), Row(4, authors=1), Row(1, authors=4)])  # 4 / (2 + 1)
+    1.3333333333333333
+    """
+    ranked = sorted(_authored(rows), key=lambda pair: (-pair[0], pair[1]))
+    h = h_of(count for count, _ in ranked)
+    return h * h / sum(authors for _, authors in ranked[:h]) if h else 0.0
+
+
+def hi_norm(rows: Sequence[Row]) -> int:
+    """Publish or Perish's hI,norm: the h of each paper's citations divided by its number of authors.
+
+    >>> hi_norm([Row(10, authors=2), Row(4, authors=1), Row(6, authors=4)])  # 5, 4, 1.5
+    2
+    """
+    return h_of(count / authors for count, authors in _authored(rows))
+
+
+def hi_annual(rows: Sequence[Row], as_of: int) -> float | None:
+    """Harzing's hI,annual (hIa): hI,norm over the years active; None without a dated paper.
+
+    >>> hi_annual([Row(10, 2020, 2), Row(4, 2022, 1), Row(6, 2023, 4)], 2024)  # 2 / 5
+    0.4
+    """
+    years = years_active(rows, as_of)
+    return hi_norm(rows) / years if years else None
+
+
+def ha_index(rows: Sequence[Row], as_of: int) -> int:
+    """Fassin's hA: the h of each paper's citations per year of its age (its annual citation count, ACC).
+
+    >>> ha_index([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 2.0, 1.33, 1.0
+    1
+    """
+    return h_of(count / age(year, as_of) for count, year in _dated(rows))
+
+
+def m_quotient(rows: Sequence[Row], as_of: int) -> float | None:
+    """Hirsch's m: h over the years active; None without a dated paper.
+
+    >>> m_quotient([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 2 / 5
+    0.4
+    """
+    years = years_active(rows, as_of)
+    return h_index(rows) / years if years else None
+
+
+def acc(rows: Sequence[Row], as_of: int, at_least: float = 10) -> int:
+    """ACC>=n: the papers cited at least ``at_least`` times per year of their age (acc10 by default).
+
+    >>> acc([Row(50, 2020), Row(20, 2023), Row(9, 2024)], 2024)  # 10.0, 10.0, 9.0
+    2
+    """
+    return sum(1 for count, year in _dated(rows) if count >= at_least * age(year, as_of))
+
+
+def awcr(rows: Sequence[Row], as_of: int) -> float:
+    """The age-weighted citation rate: each paper's citations over its age, summed over all papers.
+
+    >>> round(awcr([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024), 4)  # 2 + 1.3333 + 1
+    4.3333
+    """
+    return math.fsum(count / age(year, as_of) for count, year in _dated(rows))
+
+
+def aw_index(rows: Sequence[Row], as_of: int) -> float:
+    """The AW-index: the square root of the AWCR.
+
+    >>> aw_index([Row(12, 2022), Row(4, 2024)], 2024)  # sqrt(4 + 4)
+    2.8284271247461903
+    """
+    return math.sqrt(awcr(rows, as_of))
+
+
+def awcr_per_author(rows: Sequence[Row], as_of: int) -> float:
+    """AWCRpA: the AWCR with each paper's term divided by its number of authors.
+
+    >>> awcr_per_author([Row(12, 2022, 2), Row(4, 2024, 4)], 2024)  # 4/2 + 4/4
+    3.0
+    """
+    return math.fsum(row.citations / age(row.year, as_of) / row.authors for row in rows
+                     if row.citations is not None and row.year is not None and row.authors)
+
+
+def _ratio(top: float | None, bottom: float | None) -> float | None:
+    return None if top is None or not bottom else top / bottom
+
+
+def _with_age(fn: Callable[[Sequence[Row], int], Value], rows: Sequence[Row], as_of: int | None) -> Value:
+    """``fn(rows, as_of)``, None without a reference year or a dated paper with a count."""
+    if as_of is None or not _dated(rows):
+        return None
+    return fn(rows, as_of)
+
+
+def indicators(rows: Sequence[Row], as_of: int | None) -> dict[str, Value]:
+    """Every figure of ``METRICS`` for ``rows``, by name: None where it cannot be computed (no row with
+    a count, a year or authors, as the figure needs; no reference year for figures of age).
+
+    >>> values = indicators([Row(10, 2020, 2), Row(4, 2022, 1), Row(1, 2024, 4), Row(None, None, 3)], 2024)
+    >>> values["papers"], values["citations"], values["cites_per_paper"], values["cites_per_paper_median"]
+    (4, 15, 5.0, 4)
+    >>> values["cites_per_author"]  # 10/2 + 4/1 + 1/4
+    9.25
+    >>> values["papers_per_author"], values["authors_per_paper"], values["hi_norm"], values["acc10"]
+    (2.0833333333333335, 2.5, 2, 0)
+    >>> indicators([], None)["h_index"], indicators([Row(None)], None)["citations"]
+    (0, None)
+    """
+    counts = _counts(rows)
+    authors = [row.authors for row in rows if row.authors]
+    counted = bool(counts)
+    years = years_active(rows, as_of)
+    citations = sum(counts) if counted else None
+    cites_per_author = math.fsum(count / n for count, n in _authored(rows)) if _authored(rows) else None
+    return {
+        "papers": len(rows),
+        "citations": citations,
+        "years": years,
+        "cites_per_year": _ratio(citations, years) if _dated(rows) else None,
+        "cites_per_paper": statistics.fmean(counts) if counted else None,
+        "cites_per_paper_median": statistics.median(counts) if counted else None,
+        "cites_per_author": cites_per_author,
+        "papers_per_author": math.fsum(1 / n for n in authors) if authors else None,
+        "authors_per_paper": statistics.fmean(authors) if authors else None,
+        "h_index": h_index(rows) if counted or not rows else None,
+        "g_index": g_index(rows) if counted or not rows else None,
+        "i10_index": i10_index(rows) if counted or not rows else None,
+        "e_index": e_index(rows) if counted or not rows else None,
+        "hc_index": _with_age(hc_index, rows, as_of),
+        "hi_index": hi_index(rows) if cites_per_author is not None else None,
+        "hi_norm": hi_norm(rows) if cites_per_author is not None else None,
+        "hi_annual": _with_age(hi_annual, rows, as_of) if cites_per_author is not None else None,
+        "ha_index": _with_age(ha_index, rows, as_of),
+        "m_quotient": _with_age(m_quotient, rows, as_of),
+        "acc10": _with_age(acc, rows, as_of),
+        "awcr": _with_age(awcr, rows, as_of),
+        "awcr_per_author": _with_age(awcr_per_author, rows, as_of) if cites_per_author is not None else None,
+        "aw_index": _with_age(aw_index, rows, as_of),
+    }
