@@ -53,6 +53,7 @@ from .merge import (
     recency,
     shared_papers,
 )
+from .metrics import METRICS, PersonMetrics, RowRef, SourceGap, YearPoint, metrics
 from .names import name_key
 from .output import _Writer
 
@@ -138,6 +139,7 @@ class PersonView:
     name: str
     views: list[ProfileView]
     papers: list[Paper] = field(default_factory=list)
+    figures: PersonMetrics | None = None  # ``metrics.metrics`` of the person's pages, by source
 
 
 @dataclass
@@ -203,7 +205,14 @@ def person_view(pages: Sequence[tuple[str, PageResult]], indexes: list[int], run
         for n, view in enumerate(numbered[1:], 2):
             view.label = f"{site} {n}"
     papers = merge_papers([(str(i), pages[i][1]) for i in indexes]) if len(views) > 1 else []
-    return PersonView(name=name, views=views, papers=papers)
+    return PersonView(name=name, views=views, papers=papers, figures=person_metrics([pages[i] for i in indexes]))
+
+
+def person_metrics(pages: Sequence[tuple[str, PageResult]]) -> PersonMetrics | None:
+    """The figures of one person's pages by source (``metrics.metrics``), None when its grouping of the
+    pages gives no one person (its rules are ``merge``'s, as the report's, so it gives one)."""
+    found = metrics(pages, by="source").people
+    return found[0] if len(found) == 1 else None
 
 
 def placement(pages: Sequence[tuple[str, PageResult]], nameless: int, named: list[int], name: str) -> Placement:
@@ -498,11 +507,13 @@ def cumulative(years: Sequence[YearCitations]) -> list[int | None]:
 
 def stated_metrics(person: PersonView) -> str:
     """The figures each source's page states, side by side: a row per metric some page gives, a column
-    per source (an absent figure is an empty cell, never 0)."""
+    per source (an absent figure is an empty cell, never 0); a figure shown under the computed one of
+    every source that states it (``computed_metrics``) is not repeated."""
+    checked = {(each.source, c.name) for each in person.figures.sets for c in each.checks} if person.figures else set()
     rows = []
     for name, label in METRIC_LABELS.items():
         values = [getattr(view.metrics, name) for view in person.views]
-        if all(value is None for value in values):
+        if all(value is None or (view.site, name) in checked for view, value in zip(person.views, values, strict=True)):
             continue
         years = {view.metrics.since_year for view in person.views if view.metrics.since_year}
         if name.endswith("_since") and len(years) == 1:
@@ -512,9 +523,9 @@ def stated_metrics(person: PersonView) -> str:
                             person.views, values, strict=True))
         rows.append(f'<tr data-metric="{name}"><th scope="row">{esc(label)}</th>{cells}</tr>')
     if not rows:
-        return '<p class="none">No page states a metric.</p>'
+        return ""
     headers = "".join(f'<th scope="col">{esc(view.label)}</th>' for view in person.views)
-    return (f'<div class="scroll"><table class="metrics"><caption>As each page states them</caption><thead><tr>'
+    return (f'<div class="scroll"><table class="metrics stated"><caption>As each page states them</caption><thead><tr>'
             f'<th scope="col">Metric</th>{headers}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
@@ -679,7 +690,140 @@ def who_part(person: PersonView, top: int) -> str:
 
 
 def metrics_part(person: PersonView, top: int) -> str:
-    return part("metrics", "Metrics", stated_metrics(person))
+    """The figures computed from each source's rows and from the person's papers merged, beside those the
+    pages state; then why they differ: the rows that make a stated figure differ, the inputs that are not
+    whole, and the papers behind each gap between two sources."""
+    return part("metrics", "Metrics", computed_metrics(person) + stated_metrics(person) + differences(person, top))
+
+
+# The marks of the metrics table, explained above it where they occur: a figure computed from inputs that are
+# not whole, and a stated figure that the rows do (or do not) give.
+INCOMPLETE = ("incomplete", "†", "computed from inputs that are not whole (below: which)")
+AGREES = ("agrees", "=", "the figure the rows give")
+DIFFERS = ("differs", "≠", "not the figure the rows give (below: why)")
+
+
+def figure_text(value: float | None) -> str:
+    """A figure as the table shows it: whole numbers grouped, others to two decimals, nothing for none.
+
+    >>> figure_text(4916), figure_text(361.5), figure_text(2.0), figure_text(None)
+    ('4,916', '361.50', '2', '')
+    """
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def computed_metrics(person: PersonView) -> str:
+    """Every figure (``metrics.METRICS``) of each source and of the merge, a column each; under the h-index,
+    the i10-index and the citations, the figure each page states, marked = or ≠."""
+    figures = person.figures
+    if figures is None or not figures.sets:
+        return ""
+    sets = figures.sets
+    rows, marks = [], set()
+    for metric in METRICS:
+        cells = []
+        for each in sets:
+            figure = each.figure(metric.name)
+            mark = ""
+            if not figure.complete and figure.value is not None:
+                marks.add(INCOMPLETE)
+                mark = (f' <span class="mark" data-mark="incomplete" title="computed from incomplete inputs: '
+                        f'{esc(", ".join(figure.incomplete))}">†</span>')
+            incomplete = f' data-incomplete="{esc(" ".join(figure.incomplete))}"' if figure.incomplete else ""
+            cells.append(f'<td class="num" data-source="{esc(each.source)}" data-value="{figure.value}"{incomplete}>'
+                         f'{figure_text(figure.value)}{mark}</td>')
+        rows.append(f'<tr data-metric="{metric.name}"><th scope="row">{esc(metric.label)}</th>{"".join(cells)}</tr>')
+        stated = [next((c for c in each.checks if c.name == metric.name), None) for each in sets]
+        if any(stated):
+            marks.update(AGREES if c.agree else DIFFERS for c in stated if c)
+            cells = "".join(f'<td class="num stated" data-source="{esc(each.source)}" data-stated="{c.stated}">'
+                            f'{c.stated:,} <span class="mark" data-mark="{"agrees" if c.agree else "differs"}">'
+                            f'{"=" if c.agree else "≠"}</span></td>' if c else '<td class="num stated"></td>'
+                            for each, c in zip(sets, stated, strict=True))
+            rows.append(f'<tr class="stated" data-metric="{metric.name}"><th scope="row">{esc(metric.label)}, '
+                        f'as the page states</th>{cells}</tr>')
+    headers = "".join(f'<th scope="col">{esc(each.source)}</th>' for each in sets)
+    as_of = sorted({f"{each.as_of} ({each.as_of_from})" for each in sets if each.as_of})
+    note = (f'<p class="note">Computed from the rows of each source, and of the person’s papers merged across '
+            f'them (each counted by its highest count); figures of age as of {esc("; ".join(as_of))}. '
+            f'Definitions: docs/metrics.md.</p>' if as_of else "")
+    return (f'{note}{marks_legend(*(m for m in (INCOMPLETE, AGREES, DIFFERS) if m in marks))}<div class="scroll">'
+            f'<table class="metrics computed"><caption>Computed from the rows</caption><thead><tr>'
+            f'<th scope="col">Metric</th>{headers}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def named_rows(rows: Sequence[RowRef], shown: int = 5) -> str:
+    """The rows an explanation names: title, year and count, the first ``shown`` of them."""
+    items = "".join(f'<li>{esc(row.title or "(no title)")}'
+                    f'{f" ({row.year})" if row.year else ""}: {figure_text(row.citations) or "no count"}</li>'
+                    for row in rows[:shown])
+    more = f'<li class="note">and {len(rows) - shown} more</li>' if len(rows) > shown else ""
+    return f'<ul class="rows">{items}{more}</ul>' if items else ""
+
+
+def differences(person: PersonView, top: int) -> str:
+    """Why the figures differ: each stated figure the rows do not give, with the reasons and the rows they
+    name; each input that is not whole; and for each two sources, the papers behind their gap."""
+    figures = person.figures
+    if figures is None:
+        return ""
+    checks = []
+    for each in figures.sets:
+        for c in each.checks:
+            if c.agree:
+                continue
+            reasons = "".join(
+                f'<li data-reason="{esc(r.code)}">{esc(r.message)}'
+                f'{" (this accounts for it)" if r.accounts else " (this alone does not account for it)"}'
+                f'{named_rows(r.rows)}</li>' for r in c.reasons) or "<li>No cause found in the rows.</li>"
+            checks.append(f'<li data-source="{esc(each.source)}" data-check="{esc(c.name)}"><b>{esc(each.source)}, '
+                          f'{esc(LABELS.get(c.name, c.name))}</b>: the page states {c.stated:,}, its rows give '
+                          f'{figure_text(c.computed) or "none"}.<ul>{reasons}</ul></li>')
+    shortfalls = [f'<li data-source="{esc(each.source)}" data-input="{esc(s.input)}"><b>{esc(each.source)}</b>: '
+                  f'{esc(s.why)}</li>' for each in figures.sets for s in each.shortfalls]
+    parts = []
+    if checks:
+        parts.append(f'<h4>Stated and computed</h4><ul class="why checks">{"".join(checks)}</ul>')
+    if shortfalls:
+        parts.append(f'<h4>Inputs that are not whole</h4><ul class="why shortfalls">{"".join(shortfalls)}</ul>')
+    gaps = "".join(source_gap_block(gap, top) for gap in figures.gaps)
+    if gaps:
+        parts.append(f'<h4>Between sources</h4>{gaps}')
+    return "".join(parts)
+
+
+LABELS = {metric.name: metric.label for metric in METRICS}
+GAP_FIGURES = ("papers", "citations", "h_index", "i10_index")  # the figures ``SourceGap.by_figure`` explains
+
+
+def deciding_figures(gap: SourceGap, key: str) -> list[str]:
+    """The labels of the headline figures whose gap the paper ``key`` helps decide."""
+    return [LABELS[name] for name in GAP_FIGURES if key in gap.by_figure.get(name, [])]
+
+
+def source_gap_block(gap: SourceGap, top: int) -> str:
+    """Two sources of a person: the headline figures that differ, and the papers that decide each one."""
+    said = [f"{LABELS[name]} {figure_text(gap.figures[name][0]) or 'none'} and "
+            f"{figure_text(gap.figures[name][1]) or 'none'}" for name in GAP_FIGURES if name in gap.figures]
+    if not gap.papers:
+        return ""
+    by_key = {paper.key: paper for paper in gap.papers}
+    shown = gap.papers[:top or None]
+    rows = "".join(
+        f'<tr data-key="{esc(p.key)}" data-kind="{esc(p.kind)}"><td>{esc(p.title or "(no title)")}</td>'
+        f'{_number_cell(p.year, grouped=False)}{_number_cell(p.counts.get(gap.a))}{_number_cell(p.counts.get(gap.b))}'
+        f'<td>{esc(p.detail)}</td><td>{esc(", ".join(deciding_figures(gap, p.key)))}</td></tr>' for p in shown)
+    decided = [name for name in GAP_FIGURES if any(key in by_key for key in gap.by_figure.get(name, []))]
+    deciding = {key for name in decided for key in gap.by_figure[name]}
+    summary = (f"{esc(gap.a)} and {esc(gap.b)}: " + (esc("; ".join(said)) if said else "the same headline figures")
+               + f" ({len(gap.papers)} papers shown differently, {len(deciding)} deciding "
+               + (esc(", ".join(LABELS[n] for n in decided)) if decided else "none") + ")")
+    return (f'<details class="gap" data-a="{esc(gap.a)}" data-b="{esc(gap.b)}"><summary>{summary}</summary>'
+            f'<div class="scroll"><table class="gap"><caption>The papers the two show differently, most cited first'
+            f'</caption><thead><tr><th>Title</th><th>Year</th><th>{esc(gap.a)}</th><th>{esc(gap.b)}</th>'
+            f'<th>How</th><th>Decides</th></tr></thead><tbody>{rows}</tbody></table></div></details>')
 
 
 def yearly_part(person: PersonView, top: int) -> str:
@@ -861,64 +1005,60 @@ def runs_chart(view: ProfileView) -> str:
 
 @dataclass(frozen=True)
 class Career:
-    """A person's citations per year as one source gives them, and the year of their first paper."""
+    """A person's citations per year as one source's chart gives them (``metrics``' year points, with
+    the career year: years since the person's first paper)."""
 
     name: str
-    years: list[YearCitations]
-    first_paper: int | None
+    points: list[YearPoint]
 
 
 def careers(people: Sequence[PersonView]) -> list[Career]:
-    """Each person whose pages give citations per year: those of their first source that does, named
-    with it when they have several; their first paper is the earliest year of any of their sources' rows."""
+    """Each person whose pages give citations per year: the points of their first source that does (in
+    the order of their sources), named with it when they have several."""
     found = []
     for person in people:
-        view = next((view for view in person.views if view.years), None)
-        if view is None:
+        points = person.figures.years if person.figures else []
+        source = next((view.site for view in person.views if any(p.source == view.site for p in points)), None)
+        if source is None:
             continue
-        first = min((p.year for v in person.views for p in v.papers if p.year), default=None)
-        name = f"{person.name} ({view.label})" if len(person.views) > 1 else person.name
-        found.append(Career(name=name, years=view.years, first_paper=first))
+        name = f"{person.name} ({source})" if len(person.views) > 1 else person.name
+        found.append(Career(name=name, points=[p for p in points if p.source == source]))
     return found
 
 
-def career_years(career: Career, running: bool = False) -> dict[int, int]:
-    """A person's counts (or their running total) by career year: years since their first paper.
-
-    >>> ada = Career("Ada", [YearCitations(year=2020, citations=2), YearCitations(year=2021, citations=3)], 2018)
-    >>> career_years(ada), career_years(ada, running=True)
-    ({2: 2, 3: 3}, {2: 2, 3: 5})
-    """
-    assert career.first_paper is not None
-    values = cumulative(career.years) if running else [y.citations for y in career.years]
-    return {y.year - career.first_paper: value or 0 for y, value in zip(career.years, values, strict=True)}
+def aligned(found: Sequence[Career], slot: Callable[[YearPoint], int | None]) -> tuple[
+        list[int], list[tuple[str, list[int | None]]], list[tuple[str, list[int | None]]]]:
+    """The slots from the first to the last that ``slot`` gives a point (its calendar or career year), and
+    each person's citations and cumulative citations on them (None where their chart has no point)."""
+    at = [{s: p for p in career.points if (s := slot(p)) is not None} for career in found]
+    every = [s for points in at for s in points]
+    slots = list(range(min(every), max(every) + 1)) if every else []
+    per_year = [(c.name, [p.citations if (p := points.get(s)) else None for s in slots])
+                for c, points in zip(found, at, strict=True)]
+    running = [(c.name, [p.cumulative if (p := points.get(s)) else None for s in slots])
+               for c, points in zip(found, at, strict=True)]
+    return slots, per_year, running
 
 
 def compare_section(people: Sequence[PersonView]) -> str:
     """People side by side: citations per year and cumulative, by calendar year and by career year (years
     since the first paper), as charts and a table each."""
     found = careers(people)
-    left = [person.name for person in people if not any(view.years for view in person.views)]
     if len(found) < 2:
         return ""
-    calendar = axis_years(YearCitations(year=y.year, citations=0) for c in found for y in c.years)
-    parts = [alignment("calendar", "By calendar year", "Year", [str(y.year) for y in calendar],
-                       [(c.name, on_axis(c.years, calendar)) for c in found],
-                       [(c.name, on_axis(c.years, calendar, running=True)) for c in found])]
-    aligned = [c for c in found if c.first_paper is not None]
-    if len(aligned) > 1:
-        per_year = [career_years(c) for c in aligned]
-        running = [career_years(c, running=True) for c in aligned]
-        slots = list(range(min(min(f) for f in per_year), max(max(f) for f in per_year) + 1))
+    slots, per_year, running = aligned(found, lambda p: p.year)
+    parts = [alignment("calendar", "By calendar year", "Year", [str(s) for s in slots], per_year, running)]
+    with_career = [c for c in found if c.points[0].career_year is not None]
+    if len(with_career) > 1:
+        slots, per_year, running = aligned(with_career, lambda p: p.career_year)
         parts.append(alignment("career", "By career year (years since the first paper)", "Career year",
-                               [str(s) for s in slots],
-                               [(c.name, [f.get(s) for s in slots]) for c, f in zip(aligned, per_year, strict=True)],
-                               [(c.name, [f.get(s) for s in slots]) for c, f in zip(aligned, running, strict=True)]))
+                               [str(s) for s in slots], per_year, running))
     notes = ["Citations per year as the first source giving them shows them; a source may count years before "
              "its chart starts in its total only. Career year 0 is the year of a person’s first listed paper."]
+    left = [person.name for person in people if not any(view.years for view in person.views)]
     if left:
         notes.append(f"Without citations per year on their pages, not shown: {esc(', '.join(left))}.")
-    notes += [f"Without a paper year, not aligned by career: {esc(c.name)}." for c in found if c.first_paper is None]
+    notes += [f"Without a paper year, not aligned by career: {esc(c.name)}." for c in found if c not in with_career]
     return ('<section class="compare" id="compare"><h2>People side by side</h2>'
             + "".join(f'<p class="note">{note}</p>' for note in notes) + "".join(parts) + "</section>")
 

@@ -557,10 +557,13 @@ def test_each_sources_citations_per_year_on_one_chart_told_apart_by_shape_and_da
     assert shapes == [("circle", ""), ("rect", "7 3")]
     lines = document.xpath(f"{yearly}[@data-chart='per-year'][contains(@class,'wide')]/g/polyline")
     assert [line.get("stroke-dasharray") for line in lines] == [None, "7 3"]
-    # the metrics each page states, a column per source
-    metrics = document.xpath("//table[@class='metrics']")[0]
-    assert metrics.xpath("./thead/tr/th/text()") == ["Metric", "scholar", "elamur"]
-    assert [[c.text for c in row.xpath("./*")] for row in metrics.xpath("./tbody/tr")] == [["h-index", "2", "1"]]
+    # each page states an h-index (2 and 1); its rows, each cited once, give 1 on each source and merged
+    metrics = document.xpath("//table[contains(@class,'computed')]")[0]
+    assert metrics.xpath("./thead/tr/th/text()") == ["Metric", "scholar", "elamur", "merged"]
+    h_index = [[c.text_content() for c in row.xpath("./*")]
+               for row in metrics.xpath("./tbody/tr[@data-metric='h_index']")]
+    assert h_index == [["h-index", "1", "1", "1"], ["h-index, as the page states", "2 ≠", "1 =", ""]]
+    assert not document.xpath("//table[contains(@class,'stated')]")  # no other figure stated: not repeated
 
 
 def test_people_side_by_side_by_calendar_and_by_career_year() -> None:
@@ -609,3 +612,45 @@ def test_the_seeds_person_view_at_desktop_and_phone_widths(browser, tmp_path: Pa
         return svg.getBoundingClientRect().width / svg.width.baseVal.value; }}""")
     assert scale > (0.85 if width == 360 else 0.99)
     opened.page.screenshot(path=tmp_path / f"seeds-{width}.png", full_page=True)
+
+
+def test_the_seeds_figures_per_source_and_merged_beside_the_stated_ones_with_the_differences_explained() -> None:
+    """Hand-computed from the seed pages. Scholar's 20 counts (1750, 1325, ..., 37, 36) sum to 7,248, all at
+    least 20: h = i10 = 20. Elamur lists 3 papers (309, 254, 1606: 2,169 citations, h = i10 = 3) of the 72
+    works it states, with h-index 22 and 4,916 citations. MSR lists 20 papers without counts. Merged: 34
+    papers, each counted by its highest count, which is Scholar's wherever Scholar lists it: 7,248, h = 20."""
+    document = dom(render(report_data([(str(path), parse(path.read_bytes())) for path in SEEDS])))
+    table = document.xpath("//section[@id='p0']//table[contains(@class,'computed')]")[0]
+    assert table.xpath("./thead/tr/th/text()") == ["Metric", "scholar", "msr", "elamur", "merged"]
+
+    def row(metric: str, stated: bool = False) -> list[str]:
+        kind = "[@class='stated']" if stated else "[not(@class)]"
+        cells = table.xpath(f"./tbody/tr[@data-metric='{metric}']{kind}/td")
+        return [" ".join(c.text_content().split()) for c in cells]
+
+    assert row("papers") == ["20", "20", "3 †", "34 †"]
+    assert row("citations") == ["7,248", "", "2,169 †", "7,248 †"]
+    assert row("h_index") == ["20", "", "3 †", "20 †"]
+    assert row("i10_index") == ["20", "", "3 †", "20 †"]
+    assert row("h_index", stated=True) == ["", "", "22 ≠", ""]
+    assert row("citations", stated=True) == ["", "", "4,916 ≠", ""]
+    elamur_h = table.xpath("./tbody/tr[@data-metric='h_index'][not(@class)]/td[@data-source='elamur']")[0]
+    assert elamur_h.get("data-incomplete") == "rows"
+    # why: Elamur's stated h-index and citations, each by the 69 rows its page lacks
+    checks = document.xpath("//ul[contains(@class,'checks')]/li")
+    assert [(li.get("data-source"), li.get("data-check")) for li in checks] == [
+        ("elamur", "h_index"), ("elamur", "citations")]
+    assert checks[0].xpath("./ul/li/@data-reason") == ["rows_missing"]
+    assert "the page states 22, its rows give 3" in checks[0].text_content()
+    assert "69 rows are not in the input" in checks[0].text_content()
+    shortfalls = [(li.get("data-source"), li.get("data-input"))
+                  for li in document.xpath("//ul[contains(@class,'shortfalls')]/li")]
+    assert ("elamur", "rows") in shortfalls and ("msr", "citations") in shortfalls
+    # between sources: Scholar and Elamur show BLOOM with 1,750 and 1,606
+    gap = document.xpath("//details[@data-a='scholar'][@data-b='elamur'] | "
+                         "//details[@data-a='elamur'][@data-b='scholar']")
+    assert len(gap) == 1
+    bloom = [r for r in gap[0].xpath(".//tbody/tr") if r.xpath("string(td[1])").startswith("BLOOM")]
+    counts = [c.get("data-sort") for c in bloom[0].xpath("./td[@class='num']")][1:]
+    assert counts in (["1750", "1606"], ["1606", "1750"])
+    assert bloom[0].get("data-kind") == "counted_differently"
