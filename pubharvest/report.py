@@ -674,8 +674,8 @@ def papers_caption(shown: int, papers: int, counted: bool) -> str:
 def person_section(person: PersonView, number: int, top: int) -> str:
     """One person: their name, then each of ``PERSON_PARTS`` that has something to show."""
     heading = link(person.views[0].url, esc(person.name)) if len(person.views) == 1 else esc(person.name)
-    sources = "".join(f'<li>{link(view.url, f"<span class=site>{esc(view.label)}</span>")} {esc(view.source)}</li>'
-                      for view in person.views)
+    sources = "".join(f'<li>{link(view.url, f"<span class=site>{esc(view.label)}</span>")} {esc(view.source)}'
+                      f'{placement_flag(view)}</li>' for view in person.views)
     return (f'<section class="profile" id="p{number}"><h2>{heading}</h2><ul class="sources">{sources}</ul>'
             + "".join(part(person, top) for part in PERSON_PARTS) + "</section>")
 
@@ -924,6 +924,15 @@ def source_block(view: ProfileView, top: int, folded: bool) -> str:
     return "".join(parts) + "</div>"
 
 
+def placement_flag(view: ProfileView) -> str:
+    """The short form of ``placement_note``, beside the source in the section's list of sources."""
+    found = view.placement
+    if found is None:
+        return ""
+    return (f' <span class="flag">names nobody; here for {found.shared} shared papers; the person is an author '
+            f'of {found.naming} of its {found.rows} rows</span>')
+
+
 def placement_note(view: ProfileView) -> str:
     """Why a page that names nobody is in this section, and how far its rows bear that out."""
     found = view.placement
@@ -1100,7 +1109,8 @@ dl.person ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:
 dl.person [data-part=interests] li{background:#eef1f5;border-radius:4px;padding:0 6px}
 dl.person [data-part=coauthors] li:not(:last-child):after{content:","}.aff,.from{color:#5a6270;font-size:.88em}
 .from{font-size:.75em;background:#eef1f5;border-radius:3px;padding:0 4px;white-space:nowrap}
-table.metrics{width:auto;min-width:50%}table.metrics td{min-width:5.5em}
+table.metrics{width:auto;min-width:50%}table.metrics td{min-width:5.5em}tr.stated>*{color:#5a6270;font-weight:400;
+font-style:italic}.flag{background:#fff6e0;border-radius:3px;padding:0 4px;color:#6b4e00}
 .source .site{font-size:.9em}.view+.view{border-top:1px solid #d8dce3;margin-top:10px;padding-top:4px}
 summary{cursor:pointer;margin:4px 0}
 .mark{font-weight:400;padding:0 .2em}.marks span{margin-right:1.2em}
@@ -1125,7 +1135,7 @@ white-space:nowrap}
 th[aria-sort=ascending] button:after{content:" ▲"}th[aria-sort=descending] button:after{content:" ▼"}
 nav a{margin-right:.8em}svg.phone{display:none}@media (max-width:600px){svg.wide{display:none}svg.phone{display:block}
 main{padding:4px}section{padding:8px}
-dl.person>div{display:block}table{font-size:.85em}th,td{padding:3px 4px}.legend .key{white-space:normal}}
+dl.person>div{display:block}table{font-size:.85em}th,td{padding:3px 4px}table.metrics td{min-width:0}.legend .key{white-space:normal}}
 """
 
 SCRIPT = """
