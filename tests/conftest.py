@@ -1,6 +1,7 @@
 """Shared test plumbing: where fixtures and the real-page corpus live, and the closing lines that
-say how many tests ran on the corpus's real pages (or why none did) and, when drift variants were
-checked, how many were tried and what each gave (``tests/helpers/drift.py``)."""
+say how many tests ran on the corpus's real pages (or why none did), when drift variants were
+checked, how many were tried and what each gave (``tests/helpers/drift.py``), and when stated figures
+were checked against their rows, how many agree (``tests/helpers/stated.py``)."""
 
 from __future__ import annotations
 
@@ -108,5 +109,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     terminalreporter.write_line(corpus_line(len(ran)))
     helper = sys.modules.get("drift")  # tests/helpers/drift.py, when a test used it
     line = helper.tally_line(helper.TALLY) if helper is not None else None
+    if line:
+        terminalreporter.write_line(line)
+    stated = sys.modules.get("stated")  # tests/helpers/stated.py: stated figures checked against rows
+    line = stated.tally_line(stated.TALLY, len(stated.PAGES)) if stated is not None else None
     if line:
         terminalreporter.write_line(line)
