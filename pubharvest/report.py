@@ -1112,7 +1112,7 @@ dl.person [data-part=coauthors] li:not(:last-child):after{content:","}.aff,.from
 table.metrics{width:auto;min-width:50%}table.metrics td{min-width:5.5em}tr.stated>*{color:#5a6270;font-weight:400;
 font-style:italic}.flag{background:#fff6e0;border-radius:3px;padding:0 4px;color:#6b4e00}
 .source .site{font-size:.9em}.view+.view{border-top:1px solid #d8dce3;margin-top:10px;padding-top:4px}
-summary{cursor:pointer;margin:4px 0}
+summary{cursor:pointer;margin:4px 0;overflow-wrap:anywhere}ul.why{overflow-wrap:anywhere;padding-left:1.2em}ul.why ul{padding-left:1.2em}
 .mark{font-weight:400;padding:0 .2em}.marks span{margin-right:1.2em}
 .warnings{background:#fff6e0;border-left:4px solid #d99a00;padding:4px 10px;margin:8px 0;
 overflow-wrap:anywhere}.warnings ul{margin:4px 0;padding-left:1.2em}
