@@ -452,7 +452,9 @@ def marker(number: int, x: float, y: float, attributes: str = "", tooltip: str =
 
 
 def _dash(number: int) -> str:
-    dash = SERIES_DASHES[number % len(SERIES_DASHES)]
+    """Series ``number``'s dash: its colour and shape come round every six series, its dash one step later
+    each round, so the first 36 series all differ."""
+    dash = SERIES_DASHES[(number + number // len(SERIES_SHAPES)) % len(SERIES_DASHES)]
     return f' stroke-dasharray="{dash}"' if dash else ""
 
 
@@ -1072,10 +1074,17 @@ def compare_section(people: Sequence[PersonView]) -> str:
             + "".join(f'<p class="note">{note}</p>' for note in notes) + "".join(parts) + "</section>")
 
 
+CHARTED = 12  # people drawn on the side-by-side charts, at most
+
+
 def alignment(kind: str, heading: str, slot_name: str, slots: Sequence[str],
               per_year: Sequence[tuple[str, Sequence[int | None]]],
               running: Sequence[tuple[str, Sequence[int | None]]]) -> str:
-    """One alignment of the people: the two charts and a table of both figures per slot."""
+    """One alignment of the people: the two charts (of the ``CHARTED`` people most cited at the end, when
+    there are more: more lines are not read apart) and a table of both figures per slot, of everyone."""
+    ranked = sorted(range(len(running)), key=lambda n: -max((v for v in running[n][1] if v is not None), default=0))
+    charted = sorted(ranked[:CHARTED])
+    title = heading.lower()
     headers = "".join(f'<th scope="col" data-series="{esc(name)}">{esc(name)}</th>' for name, _ in per_year)
     rows = "".join(
         f'<tr><th scope="row">{esc(slot)}</th>' + "".join(
@@ -1084,9 +1093,11 @@ def alignment(kind: str, heading: str, slot_name: str, slots: Sequence[str],
             for (_, values), (_, totals) in zip(per_year, running, strict=True)) + "</tr>"
         for i, slot in enumerate(slots))
     return (f'<div class="alignment" data-align="{kind}"><h3>{heading}</h3><h4>Citations per year</h4>'
-            + lines(per_year, slots, f"Citations per year, {heading.lower()}", f"{kind}-per-year")
+            + lines([per_year[n] for n in charted], slots, f"Citations per year, {title}", f"{kind}-per-year")
             + '<h4>Cumulative citations</h4>'
-            + lines(running, slots, f"Cumulative citations, {heading.lower()}", f"{kind}-cumulative")
+            + lines([running[n] for n in charted], slots, f"Cumulative citations, {title}", f"{kind}-cumulative")
+            + (f'<p class="note">The charts show the {CHARTED} people with the most citations; the table shows '
+               f'all {len(running)}.</p>' if len(running) > CHARTED else "")
             + f'<details><summary>The figures as a table</summary><div class="scroll"><table class="aligned">'
               f'<caption>Citations per year (cumulative in brackets)</caption><thead><tr><th scope="col">'
               f'{esc(slot_name)}</th>{headers}</tr></thead><tbody>{rows}</tbody></table></div></details></div>')
@@ -1112,7 +1123,8 @@ dl.person [data-part=coauthors] li:not(:last-child):after{content:","}.aff,.from
 table.metrics{width:auto;min-width:50%}table.metrics td{min-width:5.5em}tr.stated>*{color:#5a6270;font-weight:400;
 font-style:italic}.flag{background:#fff6e0;border-radius:3px;padding:0 4px;color:#6b4e00}
 .source .site{font-size:.9em}.view+.view{border-top:1px solid #d8dce3;margin-top:10px;padding-top:4px}
-summary{cursor:pointer;margin:4px 0;overflow-wrap:anywhere}ul.why{overflow-wrap:anywhere;padding-left:1.2em}ul.why ul{padding-left:1.2em}
+summary{cursor:pointer;margin:4px 0;overflow-wrap:anywhere}
+ul.why{overflow-wrap:anywhere;padding-left:1.2em}ul.why ul{padding-left:1.2em}
 .mark{font-weight:400;padding:0 .2em}.marks span{margin-right:1.2em}
 .warnings{background:#fff6e0;border-left:4px solid #d99a00;padding:4px 10px;margin:8px 0;
 overflow-wrap:anywhere}.warnings ul{margin:4px 0;padding-left:1.2em}
@@ -1135,7 +1147,8 @@ white-space:nowrap}
 th[aria-sort=ascending] button:after{content:" ▲"}th[aria-sort=descending] button:after{content:" ▼"}
 nav a{margin-right:.8em}svg.phone{display:none}@media (max-width:600px){svg.wide{display:none}svg.phone{display:block}
 main{padding:4px}section{padding:8px}
-dl.person>div{display:block}table{font-size:.85em}th,td{padding:3px 4px}table.metrics td{min-width:0}.legend .key{white-space:normal}}
+dl.person>div{display:block}table{font-size:.85em}th,td{padding:3px 4px}table.metrics td{min-width:0}
+.legend .key{white-space:normal}}
 """
 
 SCRIPT = """

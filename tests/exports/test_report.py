@@ -654,3 +654,18 @@ def test_the_seeds_figures_per_source_and_merged_beside_the_stated_ones_with_the
     counts = [c.get("data-sort") for c in bloom[0].xpath("./td[@class='num']")][1:]
     assert counts in (["1750", "1606"], ["1606", "1750"])
     assert bloom[0].get("data-kind") == "counted_differently"
+
+
+def test_the_side_by_side_charts_draw_the_12_most_cited_and_the_table_everyone() -> None:
+    """Person n (0-12) has n + 1 citations in 2020: person 0, the least cited, is left off the charts only."""
+    people = [yearly_profile("scholar", f"P{n}", f"0000-{n:04d}", {2020: n + 1}, {f"Paper of {n}": 2019})
+              for n in range(13)]
+    document = dom(render(report_data([(f"p{n}", page) for n, page in enumerate(people)])))
+    calendar = "//section[@id='compare']/div[@data-align='calendar']"
+    drawn = shown_series(document, f"{calendar}//svg[@data-chart='calendar-cumulative']")
+    assert drawn == [(f"P{n}", [("2020", n + 1)]) for n in range(1, 13)]
+    assert document.xpath(f"{calendar}//table/thead/tr/th/@data-series") == [f"P{n}" for n in range(13)]
+    # each drawn line differs from every other in its colour and shape, or in its dash
+    keys = document.xpath(f"{calendar}/p[@class='legend'][2]/span")
+    looks = {(k.get("class"), k.xpath("string(svg/line/@stroke-dasharray)")) for k in keys}
+    assert len(keys) == len(looks) == 12
