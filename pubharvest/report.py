@@ -54,6 +54,7 @@ from .merge import (
     shared_papers,
 )
 from .metrics import METRICS, PersonMetrics, RowRef, SourceGap, YearPoint, metrics
+from .metrics.indicators import h_of
 from .names import name_key
 from .output import _Writer
 
@@ -262,16 +263,6 @@ def axis_years(years: Iterable[YearCitations]) -> list[YearCitations]:
     if not counts:
         return []
     return [YearCitations(year=year, citations=counts.get(year, 0)) for year in range(min(counts), max(counts) + 1)]
-
-
-def h_index(counts: Iterable[int | None]) -> int:
-    """The largest h such that h papers have at least h citations each.
-
-    >>> h_index([10, 8, 5, 4, 3, None]), h_index([])
-    (4, 0)
-    """
-    ranked = sorted((c for c in counts if c), reverse=True)
-    return sum(1 for rank, count in enumerate(ranked, 1) if count >= rank)
 
 
 # ---- drawing -------------------------------------------------------------------------------------------
@@ -1237,7 +1228,7 @@ def run_points(db: _Sql, site: str, profile_id: str,
         computed = metrics.h_index is None or metrics.i10_index is None
         points.append(RunPoint(
             run=run, saved_at=saved_at,
-            h_index=metrics.h_index if metrics.h_index is not None else h_index(counts),
+            h_index=metrics.h_index if metrics.h_index is not None else h_of(c for c in counts if c is not None),
             i10_index=metrics.i10_index if metrics.i10_index is not None else sum((c or 0) >= 10 for c in counts),
             citations=metrics.citations, computed=computed,
             when=(page.source.fetched_at if page.source else None) or saved_at))
