@@ -613,13 +613,16 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
     """
     found = [(index, name, result) for index, (name, result) in enumerate(pages) if identifiable(result)]
     sources = [profile_source(name, result) for _, name, result in found]
-    coauthors = [coauthor_keys(result) for _, _, result in found]
+    pairs = _same_name_pairs(sources)
+    # co-authors only of the profiles that share a name with another: reading every paper's authors of
+    # every profile cost more than the rest of the people's merge
+    coauthors = {i: coauthor_keys(found[i][2]) for i in sorted({i for pair in pairs for i in pair})}
     kinds = person_id_kinds()
     ids = [id_values(s.ids, kinds) for s in sources]
     groups = _Groups(sources, range(len(sources)), ids, kinds)
     for kind in kinds:
         _join_equal(groups, [(i, value) for i, found in enumerate(ids) if (value := found.get(kind))], kind)
-    for i, j in _same_name_pairs(sources):
+    for i, j in pairs:
         shared = coauthors[i] & coauthors[j]
         if len(shared) >= MIN_SHARED_COAUTHORS:
             groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")

@@ -6,9 +6,9 @@ figure recomputed with that cause undone (the rows removed, the counts at the th
 one, the rows the page lacks supplied) is the stated one.
 
 >>> from pubharvest.metrics.indicators import Row
->>> from pubharvest.metrics.model import RowRef
->>> def item(count, flags=()): return Item(Row(count, 2020), RowRef(site="scholar", title=f"c{count}", citations=count,
-...                                                          year=2020), tuple(flags))
+>>> from pubharvest.parsers.records import Publication
+>>> def item(count, flags=()):
+...     return Item(Row(count, 2020), "scholar", None, None, Publication(title=f"c{count}", flags=list(flags)))
 >>> found = check("h_index", 2, [item(5), item(3), item(3, ["duplicate_of:U:P"]), item(1)])
 >>> found.computed, found.agree, [(r.code, r.accounts, [row.title for row in r.rows]) for r in found.reasons]
 (3, False, [('duplicate_rows', True, ['c3']), ('at_threshold', True, ['c3', 'c3'])])
@@ -46,11 +46,13 @@ def _counts(items: Sequence[Item]) -> list[int]:
     return [item.row.citations for item in items if item.row.citations is not None]
 
 
-def check(name: str, stated: int, items: Sequence[Item], missing: Shortfall | None = None) -> Check:
+def check(name: str, stated: int, items: Sequence[Item], missing: Shortfall | None = None,
+          counts: Sequence[int] | None = None) -> Check:
     """The stated figure ``name`` beside the one computed from ``items`` and, when they differ, the
-    reasons found; ``missing``, the rows shortfall of the listing, when it lacks rows."""
-    counts = _counts(items)
-    computed = CHECKED[name](counts) if counts or not items else None
+    reasons found; ``missing``, the rows shortfall of the listing, when it lacks rows; ``counts``, the
+    items' counts when known (the items themselves are then read only when the figures differ)."""
+    counts = _counts(items) if counts is None else counts
+    computed = CHECKED[name](list(counts)) if counts or not len(items) else None
     if computed == stated:
         return Check(name=name, stated=stated, computed=computed, agree=True)
     reasons = [reason for find in _FINDERS if (reason := find(name, stated, computed or 0, items, missing))]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 __all__ = [
@@ -86,60 +86,19 @@ def h_of(scores: Iterable[float]) -> int:
     >>> h_of([3.5, 3, 2.9, 1]), h_of([]), h_of([0.5])
     (2, 0, 0)
     """
-    k = 0
-    for rank, score in enumerate(sorted(scores, reverse=True), 1):
-        if score < rank:
-            break
-        k = rank
-    return k
+    return _h_of_ranked(sorted(scores, reverse=True))
 
 
-def _counts(rows: Iterable[Row]) -> list[int]:
-    return [row.citations for row in rows if row.citations is not None]
-
-
-def h_index(rows: Sequence[Row]) -> int:
-    """Hirsch's h: the largest ``h`` such that ``h`` papers have at least ``h`` citations each.
-
-    >>> h_index([Row(10), Row(4), Row(1), Row(0)])
-    2
-    """
-    return h_of(_counts(rows))
-
-
-def g_index(rows: Sequence[Row]) -> int:
-    """Egghe's g: the largest ``g`` such that the ``g`` most cited papers have at least ``g**2`` citations
-    together (never more than the papers there are).
-
-    >>> g_index([Row(10), Row(4), Row(1), Row(0)])  # 10 >= 1, 14 >= 4, 15 >= 9, 15 < 16
-    3
-    """
-    total, g = 0, 0
-    for rank, count in enumerate(sorted(_counts(rows), reverse=True), 1):
-        total += count
-        if total >= rank * rank:
-            g = rank
-    return g
-
-
-def i10_index(rows: Sequence[Row]) -> int:
-    """Scholar's i10: the papers with at least 10 citations.
-
-    >>> i10_index([Row(10), Row(9), Row(None), Row(40)])
-    2
-    """
-    return sum(1 for count in _counts(rows) if count >= 10)
-
-
-def e_index(rows: Sequence[Row]) -> float:
-    """Zhang's e: the square root of the citations of the ``h`` most cited papers beyond ``h**2``.
-
-    >>> e_index([Row(10), Row(4), Row(1), Row(0)])  # h = 2: sqrt(10 + 4 - 4)
-    3.1622776601683795
-    """
-    counts = sorted(_counts(rows), reverse=True)
-    h = h_of(counts)
-    return math.sqrt(sum(counts[:h]) - h * h)
+def _h_of_ranked(ranked: Sequence[float]) -> int:
+    """``h_of`` of scores already sorted, highest first (bisection: the scores fall as the ranks rise)."""
+    low, high = 0, len(ranked)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if ranked[middle - 1] >= middle:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def age(year: int, as_of: int) -> int:
@@ -152,9 +111,88 @@ def age(year: int, as_of: int) -> int:
     return max(1, as_of - year + 1)
 
 
-def _dated(rows: Iterable[Row]) -> list[tuple[int, int]]:
-    """``(citations, year)`` of each row with both."""
-    return [(row.citations, row.year) for row in rows if row.citations is not None and row.year is not None]
+class _Rows(NamedTuple):
+    """What the figures are computed from, worked out once: the counts (highest first); ``(count,
+    authors)`` of the rows with both; ``(count, age, authors)`` of the dated rows with a count (authors
+    0 when none are listed); the first year; the reference year."""
+
+    ranked: list[int]
+    authored: list[tuple[int, int]]
+    dated: list[tuple[int, int, int]]
+    first_year: int | None
+    as_of: int | None
+
+
+def _rows(rows: Iterable[Row], as_of: int | None) -> _Rows:
+    ranked, authored, dated, years = [], [], [], []
+    for count, year, authors, _ in rows:
+        if year is not None:
+            years.append(year)
+        if count is None:
+            continue
+        ranked.append(count)
+        if authors:
+            authored.append((count, authors))
+        if year is not None and as_of is not None:
+            dated.append((count, max(1, as_of - year + 1), authors or 0))  # age(year, as_of), inline: the hot loop
+    ranked.sort(reverse=True)
+    return _Rows(ranked, authored, dated, min(years, default=None), as_of)
+
+
+def h_index(rows: Sequence[Row]) -> int:
+    """Hirsch's h: the largest ``h`` such that ``h`` papers have at least ``h`` citations each.
+
+    >>> h_index([Row(10), Row(4), Row(1), Row(0)])
+    2
+    """
+    return _h_of_ranked(_rows(rows, None).ranked)
+
+
+def g_index(rows: Sequence[Row]) -> int:
+    """Egghe's g: the largest ``g`` such that the ``g`` most cited papers have at least ``g**2`` citations
+    together (never more than the papers there are).
+
+    >>> g_index([Row(10), Row(4), Row(1), Row(0)])  # 10 >= 1, 14 >= 4, 15 >= 9, 15 < 16
+    3
+    """
+    return _g(_rows(rows, None))
+
+
+def _g(prepared: _Rows) -> int:
+    total, g = 0, 0
+    for rank, count in enumerate(prepared.ranked, 1):
+        total += count
+        if total >= rank * rank:
+            g = rank
+    return g
+
+
+def i10_index(rows: Sequence[Row]) -> int:
+    """Scholar's i10: the papers with at least 10 citations.
+
+    >>> i10_index([Row(10), Row(9), Row(None), Row(40)])
+    2
+    """
+    return _acc_n(_rows(rows, None).ranked, 10)
+
+
+def _acc_n(ranked: Sequence[float], at_least: float) -> int:
+    """How many of ``ranked`` (highest first) are at least ``at_least``."""
+    return next((rank for rank, value in enumerate(ranked) if value < at_least), len(ranked))
+
+
+def e_index(rows: Sequence[Row]) -> float:
+    """Zhang's e: the square root of the citations of the ``h`` most cited papers beyond ``h**2``.
+
+    >>> e_index([Row(10), Row(4), Row(1), Row(0)])  # h = 2: sqrt(10 + 4 - 4)
+    3.1622776601683795
+    """
+    return _e(_rows(rows, None).ranked)
+
+
+def _e(ranked: Sequence[int]) -> float:
+    h = _h_of_ranked(ranked)
+    return math.sqrt(sum(ranked[:h]) - h * h)
 
 
 def years_active(rows: Sequence[Row], as_of: int | None) -> int | None:
@@ -164,7 +202,11 @@ def years_active(rows: Sequence[Row], as_of: int | None) -> int | None:
     >>> years_active([Row(3, 2020), Row(1, 2022), Row(0)], 2024), years_active([Row(3)], 2024)
     (5, None)
     """
-    first = min((row.year for row in rows if row.year is not None), default=None)
+    return _years(_rows(rows, as_of))
+
+
+def _years(prepared: _Rows) -> int | None:
+    first, as_of = prepared.first_year, prepared.as_of
     return None if first is None or as_of is None else age(first, as_of)
 
 
@@ -175,12 +217,11 @@ def hc_index(rows: Sequence[Row], as_of: int, gamma: float = HC_GAMMA, delta: fl
     >>> hc_index([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 8.0, 5.33, 4.0
     3
     """
-    return h_of(gamma * age(year, as_of) ** -delta * count for count, year in _dated(rows))
+    return _hc(_rows(rows, as_of), gamma, delta)
 
 
-def _authored(rows: Iterable[Row]) -> list[tuple[int, int]]:
-    """``(citations, authors)`` of each row with both (and at least one author)."""
-    return [(row.citations, row.authors) for row in rows if row.citations is not None and row.authors]
+def _hc(prepared: _Rows, gamma: float = HC_GAMMA, delta: float = HC_DELTA) -> int:
+    return h_of(gamma * years ** -delta * count for count, years, _ in prepared.dated)
 
 
 def hi_index(rows: Sequence[Row]) -> float:
@@ -191,8 +232,12 @@ def hi_index(rows: Sequence[Row]) -> float:
     >>> hi_index([Row(10, authors=2), Row(4, authors=1), Row(1, authors=4)])  # 4 / (2 + 1)
     1.3333333333333333
     """
-    ranked = sorted(_authored(rows), key=lambda pair: (-pair[0], pair[1]))
-    h = h_of(count for count, _ in ranked)
+    return _hi(_rows(rows, None))
+
+
+def _hi(prepared: _Rows) -> float:
+    ranked = sorted(prepared.authored, key=lambda pair: (-pair[0], pair[1]))
+    h = _h_of_ranked([count for count, _ in ranked])
     return h * h / sum(authors for _, authors in ranked[:h]) if h else 0.0
 
 
@@ -202,7 +247,11 @@ def hi_norm(rows: Sequence[Row]) -> int:
     >>> hi_norm([Row(10, authors=2), Row(4, authors=1), Row(6, authors=4)])  # 5, 4, 1.5
     2
     """
-    return h_of(count / authors for count, authors in _authored(rows))
+    return _hi_norm(_rows(rows, None))
+
+
+def _hi_norm(prepared: _Rows) -> int:
+    return h_of(count / authors for count, authors in prepared.authored)
 
 
 def hi_annual(rows: Sequence[Row], as_of: int) -> float | None:
@@ -211,8 +260,8 @@ def hi_annual(rows: Sequence[Row], as_of: int) -> float | None:
     >>> hi_annual([Row(10, 2020, 2), Row(4, 2022, 1), Row(6, 2023, 4)], 2024)  # 2 / 5
     0.4
     """
-    years = years_active(rows, as_of)
-    return hi_norm(rows) / years if years else None
+    prepared = _rows(rows, as_of)
+    return _ratio(_hi_norm(prepared), _years(prepared))
 
 
 def ha_index(rows: Sequence[Row], as_of: int) -> int:
@@ -221,7 +270,11 @@ def ha_index(rows: Sequence[Row], as_of: int) -> int:
     >>> ha_index([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 2.0, 1.33, 1.0
     1
     """
-    return h_of(count / age(year, as_of) for count, year in _dated(rows))
+    return _ha(_rows(rows, as_of))
+
+
+def _ha(prepared: _Rows) -> int:
+    return h_of(count / years for count, years, _ in prepared.dated)
 
 
 def m_quotient(rows: Sequence[Row], as_of: int) -> float | None:
@@ -230,8 +283,8 @@ def m_quotient(rows: Sequence[Row], as_of: int) -> float | None:
     >>> m_quotient([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024)  # 2 / 5
     0.4
     """
-    years = years_active(rows, as_of)
-    return h_index(rows) / years if years else None
+    prepared = _rows(rows, as_of)
+    return _ratio(_h_of_ranked(prepared.ranked), _years(prepared))
 
 
 def acc(rows: Sequence[Row], as_of: int, at_least: float = 10) -> int:
@@ -240,7 +293,11 @@ def acc(rows: Sequence[Row], as_of: int, at_least: float = 10) -> int:
     >>> acc([Row(50, 2020), Row(20, 2023), Row(9, 2024)], 2024)  # 10.0, 10.0, 9.0
     2
     """
-    return sum(1 for count, year in _dated(rows) if count >= at_least * age(year, as_of))
+    return _acc(_rows(rows, as_of), at_least)
+
+
+def _acc(prepared: _Rows, at_least: float = 10) -> int:
+    return sum(1 for count, years, _ in prepared.dated if count >= at_least * years)
 
 
 def awcr(rows: Sequence[Row], as_of: int) -> float:
@@ -249,7 +306,11 @@ def awcr(rows: Sequence[Row], as_of: int) -> float:
     >>> round(awcr([Row(10, 2020), Row(4, 2022), Row(1, 2024)], 2024), 4)  # 2 + 1.3333 + 1
     4.3333
     """
-    return math.fsum(count / age(year, as_of) for count, year in _dated(rows))
+    return _awcr(_rows(rows, as_of))
+
+
+def _awcr(prepared: _Rows) -> float:
+    return math.fsum(count / years for count, years, _ in prepared.dated)
 
 
 def aw_index(rows: Sequence[Row], as_of: int) -> float:
@@ -267,19 +328,15 @@ def awcr_per_author(rows: Sequence[Row], as_of: int) -> float:
     >>> awcr_per_author([Row(12, 2022, 2), Row(4, 2024, 4)], 2024)  # 4/2 + 4/4
     3.0
     """
-    return math.fsum(row.citations / age(row.year, as_of) / row.authors for row in rows
-                     if row.citations is not None and row.year is not None and row.authors)
+    return _awcr_per_author(_rows(rows, as_of))
+
+
+def _awcr_per_author(prepared: _Rows) -> float:
+    return math.fsum(count / years / authors for count, years, authors in prepared.dated if authors)
 
 
 def _ratio(top: float | None, bottom: float | None) -> float | None:
     return None if top is None or not bottom else top / bottom
-
-
-def _with_age(fn: Callable[[Sequence[Row], int], Value], rows: Sequence[Row], as_of: int | None) -> Value:
-    """``fn(rows, as_of)``, None without a reference year or a dated paper with a count."""
-    if as_of is None or not _dated(rows):
-        return None
-    return fn(rows, as_of)
 
 
 def indicators(rows: Sequence[Row], as_of: int | None) -> dict[str, Value]:
@@ -296,34 +353,39 @@ def indicators(rows: Sequence[Row], as_of: int | None) -> dict[str, Value]:
     >>> indicators([], None)["h_index"], indicators([Row(None)], None)["citations"]
     (0, None)
     """
-    counts = _counts(rows)
+    prepared = _rows(rows, as_of)
+    ranked = prepared.ranked
+    counted = bool(ranked) or not rows  # no rows at all: an h of 0; rows, none counted: no figure
     authors = [row.authors for row in rows if row.authors]
-    counted = bool(counts)
-    years = years_active(rows, as_of)
-    citations = sum(counts) if counted else None
-    cites_per_author = math.fsum(count / n for count, n in _authored(rows)) if _authored(rows) else None
+    years = _years(prepared)
+    citations = sum(ranked) if ranked else None
+    by_author = prepared.authored
+    aged = bool(prepared.dated)  # a reference year, and a dated row with a count
+    h = _h_of_ranked(ranked)
+    hi_norm_ = _hi_norm(prepared) if by_author else None
+    awcr_ = _awcr(prepared) if aged else None
     return {
         "papers": len(rows),
         "citations": citations,
         "years": years,
-        "cites_per_year": _ratio(citations, years) if _dated(rows) else None,
-        "cites_per_paper": statistics.fmean(counts) if counted else None,
-        "cites_per_paper_median": statistics.median(counts) if counted else None,
-        "cites_per_author": cites_per_author,
+        "cites_per_year": _ratio(citations, years) if aged else None,
+        "cites_per_paper": statistics.fmean(ranked) if ranked else None,
+        "cites_per_paper_median": statistics.median(ranked) if ranked else None,
+        "cites_per_author": math.fsum(count / n for count, n in by_author) if by_author else None,
         "papers_per_author": math.fsum(1 / n for n in authors) if authors else None,
         "authors_per_paper": statistics.fmean(authors) if authors else None,
-        "h_index": h_index(rows) if counted or not rows else None,
-        "g_index": g_index(rows) if counted or not rows else None,
-        "i10_index": i10_index(rows) if counted or not rows else None,
-        "e_index": e_index(rows) if counted or not rows else None,
-        "hc_index": _with_age(hc_index, rows, as_of),
-        "hi_index": hi_index(rows) if cites_per_author is not None else None,
-        "hi_norm": hi_norm(rows) if cites_per_author is not None else None,
-        "hi_annual": _with_age(hi_annual, rows, as_of) if cites_per_author is not None else None,
-        "ha_index": _with_age(ha_index, rows, as_of),
-        "m_quotient": _with_age(m_quotient, rows, as_of),
-        "acc10": _with_age(acc, rows, as_of),
-        "awcr": _with_age(awcr, rows, as_of),
-        "awcr_per_author": _with_age(awcr_per_author, rows, as_of) if cites_per_author is not None else None,
-        "aw_index": _with_age(aw_index, rows, as_of),
+        "h_index": h if counted else None,
+        "g_index": _g(prepared) if counted else None,
+        "i10_index": _acc_n(ranked, 10) if counted else None,
+        "e_index": _e(ranked) if counted else None,
+        "hc_index": _hc(prepared) if aged else None,
+        "hi_index": _hi(prepared) if by_author else None,
+        "hi_norm": hi_norm_,
+        "hi_annual": _ratio(hi_norm_, years) if aged and by_author else None,
+        "ha_index": _ha(prepared) if aged else None,
+        "m_quotient": _ratio(h, years) if aged else None,
+        "acc10": _acc(prepared) if aged else None,
+        "awcr": awcr_,
+        "awcr_per_author": _awcr_per_author(prepared) if aged and by_author else None,
+        "aw_index": math.sqrt(awcr_) if awcr_ is not None else None,
     }

@@ -12,27 +12,50 @@ or a merged paper), its ``Row`` for the indicators beside what an explanation na
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from pubharvest.parsers.records import PageResult, Publication
 
-from ..merge import Paper
+from ..merge import Paper, SourceRecord
 from .indicators import Row
 from .model import RowRef
 
 DUPLICATE_FLAG = "duplicate_of:"  # Scholar's "*" row whose citations it merged into another row's
 MERGED_FLAG = "merged_citations"
+MERGED_SITE = "merged"  # the site of a merged person's items
 
 
 class Item(NamedTuple):
-    """A paper as a set holds it: its ``Row``, how an explanation names it, and what its page said of
-    its versions (flags; how many Scholar clusters its count covers; how many rows merged into it)."""
+    """A paper as a set holds it: its ``Row``, and where it is (its site, or ``merged``; its input and
+    1-based place on its page), with its record (a ``Publication``, or a merged ``Paper``) for what an
+    explanation names of it, read only when one does."""
 
     row: Row
-    ref: RowRef
-    flags: tuple[str, ...] = ()
-    clusters: int = 0
-    merged_rows: int = 1
+    site: str
+    input: str | None
+    position: int | None
+    record: Publication | Paper
+
+    @property
+    def ref(self) -> RowRef:
+        """How an explanation names the row."""
+        return RowRef(site=self.site, title=self.record.title, citations=self.row.citations, year=self.row.year,
+                      position=self.position, input=self.input, key=getattr(self.record, "key", None))
+
+    @property
+    def flags(self) -> list[str]:
+        """The flags its page gave it (of a merged paper: those of its sources of its site)."""
+        return [flag for pub in self._listed() for flag in pub.flags]
+
+    @property
+    def clusters(self) -> int:
+        """How many Scholar clusters its count covers."""
+        return len({cluster for pub in self._listed() for cluster in pub.ids.scholar_clusters})
+
+    def _listed(self) -> list[Publication] | list[SourceRecord]:
+        if isinstance(self.record, Paper):
+            return [s for s in self.record.sources if self.site == MERGED_SITE or s.site == self.site]
+        return [self.record]
 
 
 def row_of(pub: Publication | Paper, citations: int | None) -> Row:
@@ -40,13 +63,41 @@ def row_of(pub: Publication | Paper, citations: int | None) -> Row:
     return Row(citations, pub.year, len(pub.authors) or None, pub.authors_truncated)
 
 
-def page_items(name: str | None, result: PageResult) -> list[Item]:
+def page_items(name: str | None, result: PageResult) -> PageItems:
     """One item per publication of ``result`` (the page read from input ``name``), in page order."""
-    return [Item(row_of(pub, pub.citations),
-                 RowRef(site=result.site, title=pub.title, citations=pub.citations, year=pub.year, position=position,
-                        input=name),
-                 tuple(pub.flags), len(pub.ids.scholar_clusters))
-            for position, pub in enumerate(result.publications, 1)]
+    return PageItems(name, result)
+
+
+class PageItems(Sequence[Item]):
+    """The items of one page: its ``rows`` at once, the items themselves when first asked for (only an
+    explanation needs them, and a run over many people seldom does)."""
+
+    def __init__(self, name: str | None, result: PageResult) -> None:
+        self.name, self.result = name, result
+        self.rows = [row_of(pub, pub.citations) for pub in result.publications]
+        self._items: list[Item] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        if self._items is None:
+            site, name = self.result.site, self.name
+            self._items = [Item(row, site, name, position, pub)
+                           for position, (row, pub) in enumerate(zip(self.rows, self.result.publications,
+                                                                      strict=True), 1)]
+        return self._items[index]
+
+
+def rows_of(items: Sequence[Item]) -> list[Row]:
+    """The rows of ``items`` (a page's, without making its items)."""
+    return items.rows if isinstance(items, PageItems) else [item.row for item in items]
 
 
 def paper_items(papers: Sequence[Paper], site: str | None = None) -> list[Item]:
@@ -55,15 +106,9 @@ def paper_items(papers: Sequence[Paper], site: str | None = None) -> list[Item]:
     items = []
     for paper in papers:
         sources = [s for s in paper.sources if site is None or s.site == site]
-        counts = [s.citations for s in sources if s.citations is not None]
-        citations = max(counts, default=None)
-        flags = tuple(dict.fromkeys(flag for s in sources for flag in s.flags))
-        clusters = len({c for s in sources for c in s.ids.scholar_clusters})
-        items.append(Item(row_of(paper, citations),
-                          RowRef(site=site or "merged", title=paper.title, citations=citations, year=paper.year,
-                                 input=", ".join(dict.fromkeys(s.input for s in sources if s.input)) or None,
-                                 key=paper.key),
-                          flags, clusters, len(sources)))
+        citations = max((s.citations for s in sources if s.citations is not None), default=None)
+        inputs = ", ".join(dict.fromkeys(s.input for s in sources if s.input)) or None
+        items.append(Item(row_of(paper, citations), site or MERGED_SITE, inputs, None, paper))
     return items
 
 

@@ -11,7 +11,7 @@ gaps between sources explained, and the citations per year.
 >>> person = metrics([("ada.html", page)], at="2024-06-01").people[0]
 >>> ada = person.sets[0]
 >>> ada.source, ada.as_of, ada.as_of_from, ada.value("h_index"), round(ada.value("awcr"), 4)  # 12/5 + 4/3
-('scholar', 2024, '--at 2024-06-01', 2, 3.7333)
+('scholar', 2024, '2024-06-01 (given with --at)', 2, 3.7333)
 >>> [(c.name, c.stated, c.computed, c.agree) for c in ada.checks]
 [('h_index', 2, 2, True), ('i10_index', 1, 1, True), ('citations', 16, 16, True)]
 """
@@ -30,8 +30,9 @@ from pubharvest.parsers.warning_codes import Warn
 
 from ..merge import Paper, latest_records, merge_papers, people, person_id_kinds, recency
 from .explain import CHECKED, check
-from .indicators import METRICS, indicators
-from .items import Item, is_merged, page_items, paper_items
+from .indicators import METRICS, Row, indicators
+from .items import MERGED_SITE as MERGED
+from .items import Item, is_merged, page_items, paper_items, rows_of
 from .model import (
     Check,
     Figure,
@@ -49,7 +50,6 @@ __all__ = ["metrics", "at_year", "BY", "By", "MERGED", "metric_set", "source_gap
 
 By = Literal["person", "source", "page"]
 BY: tuple[By, ...] = ("source", "person", "page")
-MERGED = "merged"
 MIN_SHARED_PAPERS = 2  # a page that names nobody joins the person it shares this many papers with
 # Warnings that say a page's rows are not the whole listing.
 SHORT_LISTING = frozenset({Warn.partial.name, Warn.truncated.name, Warn.row_count.name})
@@ -135,7 +135,7 @@ def _as_of(pages: Pages, indexes: Sequence[int], year: int | None, at: str | Non
     """The reference year of a person's figures and where it came from: ``--at``, else the latest
     fetch time of their pages, else the latest date a page states (Elamur's "updated")."""
     if year is not None:
-        return year, f"--at {at}"
+        return year, f"{at} (given with --at)"
     fetched = max(((result.source.fetched_at, name) for name, result in (pages[i] for i in indexes)
                    if result.source and result.source.fetched_at), default=None)
     if fetched:
@@ -163,10 +163,10 @@ def _person(pages: Pages, indexes: list[int], who: tuple[str | None, dict[str, s
     for i in indexes:
         by_site[pages[i][1].site].append(i)
     sets = [_site_set(pages, found, name, site, as_of) for site, found in by_site.items()]
-    papers = merge_papers([pages[i] for i in indexes if pages[i][1].publications])
-    first_year = min((paper.year for paper in papers if paper.year), default=None)
+    first_year = min((each.first_year for each in sets if each.first_year), default=None)
     gaps: list[SourceGap] = []
     if len(sets) > 1:
+        papers = merge_papers([pages[i] for i in indexes if pages[i][1].publications])
         merged = _merged_set(papers, sets, name, as_of)
         gaps = [source_gap(a, b, papers) for a, b in combinations(sets, 2)] if by == "source" else []
         sets = [*sets, merged] if by == "source" else [merged]
@@ -182,12 +182,10 @@ def _page_person(name: str | None, result: PageResult, year: int | None, at: str
     items = page_items(name, result)
     as_of = _as_of(pages, [0], year, at)
     profile = result.profile or Profile()
-    first_year = min((item.row.year for item in items if item.row.year), default=None)
-    return PersonMetrics(name=label, ids=id_values(profile.ids, person_id_kinds()),
-                         sets=[metric_set(label, result.site, name, items, as_of, _shortfalls(items, pages, [0]),
-                                          profile.metrics)],
-                         years=year_points(label, result.site, profile.citations_by_year, first_year),
-                         first_year=first_year)
+    one = metric_set(label, result.site, name, items, as_of, _shortfalls(items, pages, [0]), profile.metrics)
+    return PersonMetrics(name=label, ids=id_values(profile.ids, person_id_kinds()), sets=[one],
+                         years=year_points(label, result.site, profile.citations_by_year, one.first_year),
+                         first_year=one.first_year)
 
 
 def _latest_profile(pages: Pages, indexes: Sequence[int]) -> Profile:
@@ -215,7 +213,7 @@ def _merged_set(papers: list[Paper], sets: list[MetricSet], person: str | None,
     items = paper_items(papers)
     shortfalls = [Shortfall(input="rows", rows=s.rows, of=s.of, why=f"{each.source}: {s.why}")
                   for each in sets for s in each.shortfalls if s.input == "rows"]
-    shortfalls += _row_shortfalls(items)
+    shortfalls += _row_shortfalls(rows_of(items))
     inputs = ", ".join(dict.fromkeys(each.input for each in sets if each.input)) or None
     return metric_set(person, MERGED, inputs, items, as_of, shortfalls, None)
 
@@ -225,22 +223,26 @@ def metric_set(person: str | None, source: str, inputs: str | None, items: Seque
     """The figures of ``items`` as of ``as_of`` (year, where from), each complete unless an input it needs
     is among ``shortfalls``; the figures ``stated`` (the page's) checked against them."""
     short = {s.input for s in shortfalls}
-    values = indicators([item.row for item in items], as_of[0])
+    rows = rows_of(items)
+    values = indicators(rows, as_of[0])
     figures = [Figure(name=m.name, value=values[m.name], complete=not short & set(m.inputs),
                       incomplete=[i for i in m.inputs if i in short])
                for m in METRICS]
     missing = next((s for s in shortfalls if s.input == "rows"), None)
-    checks = [check(name, value, items, missing) for name in CHECKED
+    counts = [row.citations for row in rows if row.citations is not None]
+    checks = [check(name, value, items, missing, counts) for name in CHECKED
               if stated is not None and (value := getattr(stated, name)) is not None]
+    years = [row.year for row in rows if row.year is not None]
     return MetricSet(person=person, source=source, input=inputs, as_of=as_of[0], as_of_from=as_of[1],
-                     figures=figures, shortfalls=shortfalls, checks=checks)
+                     first_year=min(years, default=None), last_year=max(years, default=None), figures=figures,
+                     shortfalls=shortfalls, checks=checks)
 
 
 def _shortfalls(items: Sequence[Item], pages: Pages, indexes: Sequence[int]) -> list[Shortfall]:
     """What the listing of ``pages[indexes]`` lacks: rows (a page that says it holds part of a longer
     list or was cut, or fewer rows than the works the profile states), then counts, years, authors."""
     found = _listing_shortfall(items, pages, indexes)
-    return ([found] if found else []) + _row_shortfalls(items)
+    return ([found] if found else []) + _row_shortfalls(rows_of(items))
 
 
 def _listing_shortfall(items: Sequence[Item], pages: Pages, indexes: Sequence[int]) -> Shortfall | None:
@@ -258,13 +260,13 @@ def _listing_shortfall(items: Sequence[Item], pages: Pages, indexes: Sequence[in
     return Shortfall(input="rows", rows=None, of=None, why=f"{name}: {warning.code}: {warning.message}")
 
 
-def _row_shortfalls(items: Sequence[Item]) -> list[Shortfall]:
+def _row_shortfalls(rows: Sequence[Row]) -> list[Shortfall]:
     """The rows without a count, without a year, without a whole author list."""
-    total = len(items)
+    total = len(rows)
     lacking = {
-        "citations": (sum(1 for item in items if item.row.citations is None), "rows have no citation count"),
-        "years": (sum(1 for item in items if item.row.year is None), "rows have no year"),
-        "authors": (sum(1 for item in items if not item.row.authors or item.row.authors_truncated),
+        "citations": (sum(1 for row in rows if row.citations is None), "rows have no citation count"),
+        "years": (sum(1 for row in rows if row.year is None), "rows have no year"),
+        "authors": (sum(1 for row in rows if not row.authors or row.authors_truncated),
                     "rows have no author list or one cut short (...)"),
     }
     return [Shortfall(input=name, rows=n, of=total, why=f"{n} of {total} {what}")  # type: ignore[arg-type]

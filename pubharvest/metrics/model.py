@@ -87,7 +87,7 @@ class Check(_Struct):
         return self.agree or any(reason.accounts for reason in self.reasons)
 
 
-class MetricSet(_Struct):
+class MetricSet(_Struct, kw_only=True):
     """Every figure of one source of a person (a site, or ``merged``: the person's papers merged across
     sites, each counted by its highest count), or of one page (``--by page``)."""
 
@@ -96,6 +96,8 @@ class MetricSet(_Struct):
     input: str | None  # the inputs the rows came from
     as_of: int | None  # the reference year of the figures of age
     as_of_from: str  # where that year came from (``--at``, a fetch time, the page's date), or why there is none
+    first_year: int | None = None  # the earliest year of its papers (Publish or Perish's "publication years")
+    last_year: int | None = None
     figures: list[Figure]
     shortfalls: list[Shortfall] = []
     checks: list[Check] = []

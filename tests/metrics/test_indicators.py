@@ -8,6 +8,7 @@ handwritten_ja_profile.html`` (4 rows, one without a year, one cut author list),
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import pytest
@@ -171,3 +172,21 @@ def test_hi_index_core_ties_do_not_depend_on_order() -> None:
     assert hi_index([Row(9, authors=2), Row(3, authors=1), Row(3, authors=7)]) == 9 / (2 + 1 + 7)  # h = 3
     # h = 2; of the two rows cited twice, the one of fewer authors is in the core, whichever comes first
     assert hi_index([Row(9, authors=2), Row(2, authors=7), Row(2, authors=1)]) == 4 / (2 + 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows_strategy)
+def test_the_table_of_figures_equals_each_figures_own_function(rows) -> None:
+    module = importlib.import_module("pubharvest.metrics.indicators")  # the package names the function so
+
+    values = indicators(rows, AS_OF)
+    if not any(row.citations is not None for row in rows):
+        return
+    assert values["h_index"] == module.h_index(rows) and values["g_index"] == module.g_index(rows)
+    assert values["i10_index"] == module.i10_index(rows) and values["e_index"] == module.e_index(rows)
+    if any(row.citations is not None and row.authors for row in rows):
+        assert values["hi_index"] == module.hi_index(rows) and values["hi_norm"] == module.hi_norm(rows)
+    if any(row.citations is not None and row.year is not None for row in rows):
+        for name, fn in (("hc_index", module.hc_index), ("ha_index", module.ha_index), ("acc10", module.acc),
+                         ("awcr", module.awcr), ("aw_index", module.aw_index), ("m_quotient", module.m_quotient)):
+            assert values[name] == fn(rows, AS_OF), name
