@@ -731,12 +731,12 @@ def computed_metrics(person: PersonView) -> str:
         stated = [next((c for c in each.checks if c.name == metric.name), None) for each in sets]
         if any(stated):
             marks.update(AGREES if c.agree else DIFFERS for c in stated if c)
-            cells = "".join(f'<td class="num stated" data-source="{esc(each.source)}" data-stated="{c.stated}">'
-                            f'{c.stated:,} <span class="mark" data-mark="{"agrees" if c.agree else "differs"}">'
-                            f'{"=" if c.agree else "≠"}</span></td>' if c else '<td class="num stated"></td>'
-                            for each, c in zip(sets, stated, strict=True))
+            said = "".join(f'<td class="num stated" data-source="{esc(each.source)}" data-stated="{c.stated}">'
+                           f'{c.stated:,} <span class="mark" data-mark="{"agrees" if c.agree else "differs"}">'
+                           f'{"=" if c.agree else "≠"}</span></td>' if c else '<td class="num stated"></td>'
+                           for each, c in zip(sets, stated, strict=True))
             rows.append(f'<tr class="stated" data-metric="{metric.name}"><th scope="row">{esc(metric.label)}, '
-                        f'as the page states</th>{cells}</tr>')
+                        f'as the page states</th>{said}</tr>')
     headers = "".join(f'<th scope="col">{esc(each.source)}</th>' for each in sets)
     as_of = sorted({f"{each.as_of} ({each.as_of_from})" for each in sets if each.as_of})
     note = (f'<p class="note">Computed from the rows of each source, and of the person’s papers merged across '
