@@ -22,6 +22,7 @@ from test_archive import foreign_archive
 from pubharvest import parse
 from pubharvest.cli import main
 from pubharvest.parsers.records import (
+    Coauthor,
     Ids,
     Metrics,
     PageResult,
@@ -106,10 +107,29 @@ def three_run_store(path: Path, fetched: bool = True) -> Path:
 
 # ---- the HTML as text ------------------------------------------------------------------------------------
 
+def hostile_sources() -> list[tuple[str, PageResult]]:
+    """The hostile page twice, as one person on two sites (one ORCID), with a hostile affiliation, co-author
+    and interest, and a nameless hostile list sharing its papers, so every part of a person's section and
+    the side-by-side page draw hostile strings."""
+    first = hostile_page()
+    profile = msgspec.structs.replace(profile_of(first), ids=Ids(orcid="0000-0009"), affiliation="<x-aff>a</x-aff>",
+                                      interests=["<x-int>i</x-int>"], coauthors=[Coauthor(name="<x-co>c</x-co>")])
+    first = msgspec.structs.replace(first, profile=profile, publications=[
+        *first.publications, Publication(title="<x-t>second</x-t>", year=2019, citations=12, authors=["<x-au>"])])
+    second = msgspec.structs.replace(first, site="elamur")
+    nameless = PageResult(site="scholar", page="publication_list", publications=first.publications)
+    other = msgspec.structs.replace(first, profile=msgspec.structs.replace(profile, ids=Ids(orcid="0000-0008"),
+                                                                         name="<x-name>Other</x-name>"),
+                                    publications=[Publication(title="<x-t>other</x-t>", year=2018, citations=3)])
+    return [("<in>.html", first), ("<e>", second), ("<t>", nameless), ("<o>", other)]
+
+
 def test_every_record_string_is_escaped() -> None:
-    html = render(report_data([("<in>.html", hostile_page())]))
+    html = render(report_data(hostile_sources()))
+    assert 'id="compare"' in html and 'class="note placed"' in html and 'class="gap"' in html
     assert "<script>window" not in html and "&lt;script&gt;window.injected = 1&lt;/script&gt;" in html
     assert "<img" not in html and "<iframe" not in html and "<svg onload" not in html and "</td><b>" not in html
+    assert "<x-" not in html and "&lt;x-aff&gt;" in html and "&lt;x-name&gt;" in html
     assert 'href="javascript:' not in html
     assert 'href="https://example.org/?a=1&amp;b=&lt;x&gt;"' in html
 
@@ -510,10 +530,10 @@ def test_chart_labels_fit_and_nothing_scrolls_sideways_at_desktop_and_phone_widt
 @pytest.mark.slow  # Chromium
 def test_hostile_records_show_as_text_and_a_phone_width_page_does_not_scroll_sideways(browser, tmp_path) -> None:
     out = tmp_path / "hostile.html"
-    out.write_text(render(report_data([("<in>", hostile_page()), ("p", synthetic_profile())])))
+    out.write_text(render(report_data([*hostile_sources(), ("p", synthetic_profile())])))
     opened = Opened(browser, out, width=375)
     opened.check_quiet()
-    assert opened.page.locator("#p0 table.papers tbody tr td:nth-child(2) a").inner_text().startswith(HOSTILE)
+    assert opened.page.locator("#p0 table.papers tbody tr td:nth-child(2) a").first.text_content().startswith(HOSTILE)
     assert opened.page.evaluate("document.documentElement.scrollWidth") <= 375
 
 
