@@ -53,7 +53,7 @@ from .merge import (
     recency,
     shared_papers,
 )
-from .metrics import METRICS, PersonMetrics, RowRef, SourceGap, YearPoint, metrics
+from .metrics import METRICS, MetricSet, PersonMetrics, RowRef, SourceGap, YearPoint, metrics
 from .metrics.indicators import h_of
 from .names import name_key
 from .output import _Writer
@@ -738,13 +738,28 @@ def computed_metrics(person: PersonView) -> str:
             rows.append(f'<tr class="stated" data-metric="{metric.name}"><th scope="row">{esc(metric.label)}, '
                         f'as the page states</th>{said}</tr>')
     headers = "".join(f'<th scope="col">{esc(each.source)}</th>' for each in sets)
-    as_of = sorted({f"{each.as_of} ({each.as_of_from})" for each in sets if each.as_of})
-    note = (f'<p class="note">Computed from the rows of each source, and of the person’s papers merged across '
-            f'them (each counted by its highest count); figures of age as of {esc("; ".join(as_of))}. '
-            f'Definitions: docs/metrics.md.</p>' if as_of else "")
+    note = (f'<p class="note" data-as-of="{esc(sets[0].as_of or "")}">Computed from the rows of each source, and of '
+            f'the person’s papers merged across them (each counted by its highest count). {as_of_said(sets)} '
+            f'Definitions: docs/metrics.md.</p>')
     return (f'{note}{marks_legend(*(m for m in (INCOMPLETE, AGREES, DIFFERS) if m in marks))}<div class="scroll">'
             f'<table class="metrics computed"><caption>Computed from the rows</caption><thead><tr>'
             f'<th scope="col">Metric</th>{headers}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def as_of_said(sets: Sequence[MetricSet]) -> str:
+    """The reference year of the figures of age (years active, per year, hc, hA, m, ACC, AWCR...), and where
+    it came from; or, when there is none, why those cells are empty.
+
+    >>> from pubharvest.metrics import MetricSet
+    >>> as_of_said([MetricSet(person="A", source="msr", input=None, as_of=None, figures=[],
+    ...                       as_of_from="none: the pages carry no fetch time or date; give --at")])
+    'Figures of age are empty: the pages carry no fetch time or date; give --at (to <code>pubharvest metrics</code>).'
+    """
+    dated = sorted({f"{each.as_of} ({each.as_of_from})" for each in sets if each.as_of})
+    if dated:
+        return f"Figures of age as of {esc('; '.join(dated))}."
+    why = sets[0].as_of_from.removeprefix("none: ") if sets else ""
+    return f"Figures of age are empty: {esc(why)} (to <code>pubharvest metrics</code>)."
 
 
 def named_rows(rows: Sequence[RowRef], shown: int = 5) -> str:
