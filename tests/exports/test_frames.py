@@ -425,6 +425,15 @@ def test_every_tables_csv_header_is_its_parquet_files_columns(capsys, tmp_path: 
     header, rows = csv_header_and_rows(csv_of(capsys, tmp_path / "history.csv", *commands["store"], "--citations"))
     assert (header, rows) == parquet_columns_and_rows(history / "citation_history.parquet") and rows > 0
     checked.add("citation_history")
+    metrics_folder = tmp_path / "metrics-parquet"
+    assert run(capsys, "metrics", *pages, "--at", "2026", "-f", "parquet", "-o", str(metrics_folder))[0] == 0
+    for table, name in {"metrics": "metrics", "gaps": "metric_gaps", "years": "metric_years"}.items():
+        written = csv_of(capsys, tmp_path / f"metrics-{table}.csv", "metrics", *pages, "--at", "2026",
+                         "--table", table)
+        header, rows = csv_header_and_rows(written)
+        assert (header, rows) == parquet_columns_and_rows(metrics_folder / f"{name}.parquet"), table
+        assert rows > 0, table
+        checked.add(name)
     assert checked == {*TABLES, "citation_history"}  # a table added later is checked here too
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from typing import Any
 
 import pytest
 from conftest import FIXTURES
@@ -126,7 +127,7 @@ CITATION_BASED = ("citations", "h_index", "i10_index", "e_index", "hc_index", "h
 @settings(max_examples=300, deadline=None)
 @given(rows_strategy, st.randoms())
 def test_h_is_at_most_the_papers_g_at_least_h_and_order_is_irrelevant(rows, random) -> None:
-    values = indicators(rows, AS_OF)
+    values: dict[str, Any] = indicators(rows, AS_OF)
     counted = [row for row in rows if row.citations is not None]
     if counted:
         assert values["h_index"] <= len(counted) and values["g_index"] >= values["h_index"]
@@ -154,7 +155,8 @@ def test_an_uncited_paper_changes_no_citation_based_index(rows, year, authors) -
 @given(rows_strategy)
 def test_more_citations_never_lower_an_h_type_index(rows) -> None:
     raised = [row._replace(citations=row.citations + 1) if row.citations is not None else row for row in rows]
-    before, after = indicators(rows, AS_OF), indicators(raised, AS_OF)
+    before: dict[str, Any] = indicators(rows, AS_OF)
+    after: dict[str, Any] = indicators(raised, AS_OF)
     for name in ("h_index", "g_index", "i10_index", "hc_index", "hi_norm", "ha_index", "acc10"):
         if before[name] is not None:
             assert after[name] >= before[name], name
