@@ -611,7 +611,7 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
     ...                                    (None, page(scholar="B")), (None, page(scholar="A"))])]
     [[0, 3], [2]]
     """
-    found = [(index, name, result) for index, (name, result) in enumerate(pages) if _identifiable(result)]
+    found = [(index, name, result) for index, (name, result) in enumerate(pages) if identifiable(result)]
     sources = [profile_source(name, result) for _, name, result in found]
     pairs = _same_name_pairs(sources)
     # co-authors only of the profiles that share a name with another: reading every paper's authors of
@@ -630,7 +630,7 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
              [found[i][0] for i in members]) for members, joins in groups.groups()]
 
 
-def _identifiable(result: PageResult) -> bool:
+def identifiable(result: PageResult) -> bool:
     """Whether the page names a person (by name or an id): Scholar's saved table names nobody."""
     profile = result.profile
     return profile is not None and bool(profile.name or any(msgspec.structs.astuple(profile.ids)))
@@ -673,3 +673,56 @@ def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> Merged
         ids=merged_ids((s.ids for s in sources), Ids), sources=sources,
         matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
     )
+
+
+# --- listings that name nobody ------------------------------------------------------------------
+
+MIN_SHARED_PAPERS = 2  # papers a nameless listing must share with a person to be shown as theirs
+
+
+def shared_papers(pages: Sequence[tuple[str | None, PageResult]], nameless: int, indexes: Iterable[int]) -> list[Paper]:
+    """The papers (``merge_papers``' rules) that the page ``nameless`` lists and that one of the pages
+    ``indexes`` lists too."""
+    chosen = [nameless, *(i for i in indexes if i != nameless)]
+    # each source's input is its position in ``chosen``, so a merged paper tells which page listed it
+    papers = merge_papers([(str(at), pages[i][1]) for at, i in enumerate(chosen)])
+    return [p for p in papers if any(s.input == "0" for s in p.sources) and any(s.input != "0" for s in p.sources)]
+
+
+def nameless_owners(pages: Sequence[tuple[str | None, PageResult]],
+                    found: Sequence[tuple[MergedProfile, list[int]]]) -> dict[int, int]:
+    """For each page that names nobody and lists papers (Scholar's table copied as text), the person
+    of ``found`` (``people(pages)``, by position) with whom it shares the most papers (one merge of all
+    ``pages``), when that is at least ``MIN_SHARED_PAPERS`` and no other person shares as many; pages
+    with no such person are left out. Sharing papers is evidence of a co-author as much as of the
+    person: a page placed so should say so (``pubharvest report`` does, with the rows that name the
+    person).
+
+    >>> from pubharvest.parsers.records import Ids, PageResult, Profile, Publication
+    >>> def listed(*titles, **ids):
+    ...     return PageResult(site="msr" if ids else "scholar", page="profile" if ids else "publication_list",
+    ...                       profile=Profile(ids=Ids(**ids)) if ids else None,
+    ...                       publications=[Publication(title=t, year=2020) for t in titles])
+    >>> pages = [(None, listed("Alpha beta gamma", "Delta epsilon zeta", msr="ada")),
+    ...          (None, listed("Eta theta iota", msr="bob")),
+    ...          (None, listed("alpha beta gamma", "delta epsilon zeta", "Kappa")), (None, listed("Eta theta iota"))]
+    >>> nameless_owners(pages, people(pages))
+    {2: 0}
+    """
+    owner = {i: person for person, (_, indexes) in enumerate(found) for i in indexes}
+    nameless = {i for i, (_, result) in enumerate(pages) if i not in owner and result.publications}
+    if not nameless or not found:
+        return {}
+    shared: defaultdict[int, Counter[int]] = defaultdict(Counter)
+    # each source's input is its page's index, so a merged paper tells which pages list it
+    for paper in merge_papers([(str(i), result) for i, (_, result) in enumerate(pages)]):
+        listed_on = {int(s.input) for s in paper.sources if s.input is not None}
+        persons = {owner[i] for i in listed_on if i in owner}
+        for i in listed_on & nameless:
+            shared[i].update(persons)
+    owners = {}
+    for i, counts in sorted(shared.items()):
+        best = counts.most_common(2)
+        if best and best[0][1] >= MIN_SHARED_PAPERS and (len(best) == 1 or best[1][1] < best[0][1]):
+            owners[i] = best[0][0]
+    return owners

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = ("Write one HTML file that works offline: per profile its metrics, citations per year, "
-                          "cumulative citations, h-index and i10-index over a store's runs, and its top papers; "
-                          "several inputs are also merged to show each paper's count on each site. Inputs are "
-                          "saved pages, records (JSON, JSON Lines), WARC archives and --store. Exit codes as for "
-                          "`merge`; 2 when --store is missing or not a store.")
+    parser.description = ("Write one HTML file that works offline: a section per person with every source of "
+                          "them side by side (who they are; every metric per source and merged, beside the stated "
+                          "ones, each difference explained; citations and papers per year; h-index and i10-index "
+                          "over a store's runs; their papers on each source), and several people side by side by "
+                          "calendar and career year. Inputs are saved pages, records (JSON, JSON Lines), WARC "
+                          "archives and --store. Exit codes as for `merge`; 2 when --store is missing or not a "
+                          "store.")
     parser.add_argument("paths", nargs="*", metavar="INPUT")
     parser.add_argument("--store", metavar="DB", help="also report the profiles of this store, with their runs")
     parser.add_argument("--title", default="Citation report", help="the report's title")
