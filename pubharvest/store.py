@@ -218,7 +218,7 @@ class _Dialect:
         try:
             problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
             if problems != ["ok"]:
-                raise StoreError(f"damaged ({problems[0]}): not written into")
+                raise StoreError(f"damaged ({' '.join(problems[0].split())}): not written into")
             with self.transaction(connection) as db:
                 writable_check(db, self.tables(connection), foreign_check=True)
                 _create_schema(db)
