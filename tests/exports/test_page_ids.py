@@ -13,7 +13,7 @@ import bibtexparser
 import pytest
 import rispy
 from orcid_xml import schema_errors, work_xml
-from test_consumers import assert_biber_reads, tools  # noqa: F401 (a fixture)
+from test_consumers import assert_biber_reads, tools  # noqa: F401 (the fixture: which tools run)
 
 from pubharvest.bibtex import bibtex
 from pubharvest.csl import csl_items
@@ -29,7 +29,8 @@ CRAYFISH = "scholar/search_q_crayfish_gsscraper_2020.html"
 # a slash inside, which every format must carry whole.
 CRAYFISH_DOIS = {
     "10.1577/1548-8446(1979)004<0005:rasofp>2.0.co;2", "10.1002/etc.5620131212",
-    "10.1577/1548-8675(1989)009<0101:daaofa>2.3.co;2", "10.1002/(sici)1099-0755(199807/08)8:4<515::aid-aqc261>3.0.co;2-j",
+    "10.1577/1548-8675(1989)009<0101:daaofa>2.3.co;2",
+    "10.1002/(sici)1099-0755(199807/08)8:4<515::aid-aqc261>3.0.co;2-j",
     "10.1111/j.1600-0587.2008.05526.x", "10.1177/0309133311409092",
 }
 MATTERGEN = "msr/publication_mattergen_990378_2026-08-26.excerpt.html"
@@ -52,7 +53,8 @@ def test_bibtexparser_reads_each_doi_back(crayfish: list[Publication]) -> None:
     assert dois == CRAYFISH_DOIS
 
 
-def test_biber_reads_each_doi_whole(crayfish: list[Publication], tools: dict[str, str], tmp_path: Path) -> None:
+def test_biber_reads_each_doi_whole(crayfish: list[Publication], tools: dict[str, str],  # noqa: F811
+                                    tmp_path: Path) -> None:
     assert_biber_reads(crayfish, tools, tmp_path)  # no warning, no error in biber's log
     bbl = (tmp_path / "doc.bbl").read_text(encoding="utf-8")
     assert set(re.findall(r"\\verb\{doi\}\s*\\verb (.*)\n\s*\\endverb", bbl)) == CRAYFISH_DOIS
