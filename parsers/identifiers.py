@@ -23,7 +23,7 @@ from .records import Ids, PageResult, Profile, Provenance, Publication, Publicat
 from .warning_codes import Warn
 
 __all__ = [
-    "normal_doi", "doi_in_url", "find_doi", "normal_arxiv", "arxiv_in_url", "find_arxiv_id",
+    "normal_doi", "doi_in_url", "find_doi", "normal_arxiv", "arxiv_in_url", "arxiv_of_doi", "find_arxiv_id",
     "valid_orcid", "orcid_in_url", "openalex_in_url", "wikidata_in_url", "PAPER_LINK_KINDS", "PageMethod",
     "give_id", "ids_from_links", "ids_from_meta",
 ]
@@ -227,17 +227,22 @@ def arxiv_in_url(url: str | None) -> str | None:
     >>> arxiv_in_url("https://example.org/abs/2101.06840") is None
     True
     """
-    if not url:
-        return None
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
-    if host in _ARXIV_HOSTS:
-        kind, _, rest = unquote(parts.path).lstrip("/").partition("/")
+    path = _path_on(url, _ARXIV_HOSTS)
+    if path is not None:
+        kind, _, rest = path.lstrip("/").partition("/")
         if kind in ("abs", "pdf", "html", "format", "ps"):
             return normal_arxiv(rest.removesuffix(".pdf").rstrip("/"))
         return None
-    doi = doi_in_url(url)
-    match = _ARXIV_DOI.match(doi or "")
+    return arxiv_of_doi(doi_in_url(url))
+
+
+def arxiv_of_doi(doi: str | None) -> str | None:
+    """The arXiv id that arXiv's own DOI (``10.48550/arXiv.…``, DataCite's since 2022) names.
+
+    >>> arxiv_of_doi("10.48550/arxiv.2101.06840"), arxiv_of_doi("10.1145/3458817.3476205")
+    ('2101.06840', None)
+    """
+    match = _ARXIV_DOI.match((doi or "").lower())
     return normal_arxiv(match.group(1)) if match else None
 
 
@@ -288,10 +293,8 @@ def orcid_in_url(url: str | None) -> str | None:
     >>> orcid_in_url("https://orcid.org/0000-0002-5508-0728"), orcid_in_url("https://orcid.org/my-orcid")
     ('0000-0002-5508-0728', None)
     """
-    parts = urlsplit((url or "").strip())
-    if (parts.hostname or "").lower() not in ("orcid.org", "www.orcid.org", "sandbox.orcid.org"):
-        return None
-    return valid_orcid(unquote(parts.path).strip("/"))
+    path = _path_on(url, ("orcid.org", "www.orcid.org", "sandbox.orcid.org"))
+    return valid_orcid(path.strip("/")) if path is not None else None
 
 
 def openalex_in_url(url: str | None) -> str | None:
@@ -300,10 +303,7 @@ def openalex_in_url(url: str | None) -> str | None:
     >>> openalex_in_url("https://openalex.org/A5022644245"), openalex_in_url("https://openalex.org/W2741809807")
     ('A5022644245', None)
     """
-    parts = urlsplit((url or "").strip())
-    if (parts.hostname or "").lower() not in ("openalex.org", "api.openalex.org", "www.openalex.org"):
-        return None
-    match = _OPENALEX_AUTHOR.match(parts.path)
+    match = _OPENALEX_AUTHOR.match(_path_on(url, ("openalex.org", "api.openalex.org", "www.openalex.org")) or "")
     return match.group(1).upper() if match else None
 
 
@@ -313,11 +313,18 @@ def wikidata_in_url(url: str | None) -> str | None:
     >>> wikidata_in_url("https://www.wikidata.org/wiki/Q131023905"), wikidata_in_url("https://www.wikidata.org/wiki/P31")
     ('Q131023905', None)
     """
-    parts = urlsplit((url or "").strip())
-    if (parts.hostname or "").lower() not in ("www.wikidata.org", "wikidata.org", "m.wikidata.org"):
-        return None
-    match = _WIKIDATA.match(parts.path)
+    match = _WIKIDATA.match(_path_on(url, ("www.wikidata.org", "wikidata.org", "m.wikidata.org")) or "")
     return match.group(1) if match else None
+
+
+def _path_on(url: str | None, hosts: tuple[str, ...]) -> str | None:
+    """The path of ``url``, decoded, when its host is one of ``hosts`` (lower case); else None.
+
+    >>> _path_on("https://ORCID.org/0000%2D0002", ("orcid.org",)), _path_on("https://orcid.org.evil/x", ("orcid.org",))
+    ('/0000-0002', None)
+    """
+    parts = urlsplit((url or "").strip())
+    return unquote(parts.path) if (parts.hostname or "").lower() in hosts else None
 
 
 # --- recording ---------------------------------------------------------------------------------
@@ -379,7 +386,7 @@ def ids_from_links(pub: Publication, result: PageResult | None = None) -> None:
             continue
         give_id(pub, "arxiv", arxiv_in_url(url), "link", url, result)
         doi = doi_in_url(url)
-        if doi and not _ARXIV_DOI.match(doi):  # arXiv's DOI names the preprint: its arXiv id says as much
+        if not arxiv_of_doi(doi):  # arXiv's DOI names the preprint: its arXiv id says as much
             give_id(pub, "doi", doi, "link", url, result)
 
 
