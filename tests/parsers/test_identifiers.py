@@ -129,7 +129,7 @@ def test_a_scholar_row_gives_the_arxiv_id_of_its_venue(read_corpus, name: str, t
     found = [(pub.ids.arxiv, pub.provenance) for pub in result.publications if pub.ids.arxiv]
     # the one row whose grey venue line reads "arXiv preprint arXiv:<id>"
     assert found == [(arxiv, [Provenance(field="ids.arxiv", value=arxiv, source="page", method="venue")])]
-    assert next(p for p in result.publications if p.ids.arxiv).title.startswith(title)
+    assert (next(p for p in result.publications if p.ids.arxiv).title or "").startswith(title)
 
 
 def test_an_elamur_page_gives_its_authors_ids_with_the_links_they_were_read_from() -> None:
