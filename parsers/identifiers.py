@@ -25,7 +25,7 @@ from .warning_codes import Warn
 __all__ = [
     "normal_doi", "doi_in_url", "find_doi", "normal_arxiv", "arxiv_in_url", "arxiv_of_doi", "find_arxiv_id",
     "valid_orcid", "orcid_in_url", "openalex_in_url", "wikidata_in_url", "PAPER_LINK_KINDS", "PageMethod",
-    "give_id", "ids_from_links", "ids_from_meta",
+    "give_id", "ids_from_links", "ids_from_meta", "ids_from_text",
 ]
 
 # The kinds of ``Link`` that lead to the paper itself (``ids_from_links``): Scholar's title link
@@ -408,3 +408,15 @@ def ids_from_meta(pub: Publication, meta: Iterable[tuple[str, str]], result: Pag
         elif key in ARXIV_META:
             give_id(pub, "arxiv", normal_arxiv(content) or find_arxiv_id(content), "meta", f"meta[name={name}]",
                     result)
+
+
+def ids_from_text(pub: Publication, text: str, result: PageResult | None = None) -> None:
+    """The DOI and arXiv id that a paper's text names as such (``find_doi``, ``find_arxiv_id``: ``DOI: 10.…``,
+    ``arXiv:2101.06840``), given with ``method="text"``.
+
+    >>> pub = Publication()
+    >>> ids_from_text(pub, "Nature 639, 624-632 (2025). DOI: 10.1038/s41586-025-08628-5"); pub.ids.doi
+    '10.1038/s41586-025-08628-5'
+    """
+    give_id(pub, "doi", find_doi(text), "text", None, result)
+    give_id(pub, "arxiv", find_arxiv_id(text), "text", None, result)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing t
 
 from pubharvest.errors import LayoutChanged, Truncated
 
-from .identifiers import ids_from_links, ids_from_meta
+from .identifiers import ids_from_links, ids_from_meta, ids_from_text
 from .listings import check_listings, distinct
 from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
@@ -645,6 +645,7 @@ def _publication_page(doc: Document) -> PageResult:
     ids_from_links(pub, result)
     ids_from_meta(pub, ((meta.attrib["name"], meta.attrib["content"]) for meta in sel.css("meta[name][content]")),
                   result)
+    ids_from_text(pub, " ".join(main.css(".publication-citation p ::text").getall()), result)  # a venue line's "DOI: …"
     if from_meta:
         result.warn(Warn.meta_fallback, f"the page's markup has no {', '.join(from_meta)}: read from its meta tags "
                                         "(without author links, the external link or month-precise dates)")

@@ -220,3 +220,14 @@ def test_an_orcid_check_digit_catches_every_changed_digit(digits: str, at: int, 
     assert valid_orcid(orcid) == orcid == orcid_in_url(f"https://orcid.org/{orcid}")
     wrong = digits[:at] + str((int(digits[at]) + change) % 10) + digits[at + 1:]
     assert valid_orcid(wrong + whole[-1]) is None
+
+
+def test_an_msr_venue_line_that_names_a_doi_gives_it_as_text(read_corpus) -> None:
+    # MSR's citation block holds a venue line on journal papers: one is added under the date of the MatterGen page
+    page = read_corpus("msr/publication_mattergen_990378_2026-08-26.excerpt.html")
+    date = b'<p class="m-0"><time datetime="2023-12-06">December 2023</time></p>'
+    assert page.count(date) == 1
+    venue = b'<p class="m-0">Nature 639, 624-632 (2025), DOI: 10.1038/s41586-025-08628-5.</p>'
+    pub = parse(page.replace(date, date + venue)).publications[0]
+    assert (pub.ids.doi, pub.ids.arxiv) == ("10.1038/s41586-025-08628-5", "2312.03687")
+    assert [(p.field, p.method) for p in pub.provenance] == [("ids.arxiv", "link"), ("ids.doi", "text")]
