@@ -116,3 +116,22 @@ def test_merge_joins_a_paper_by_the_doi_its_pages_link_whatever_its_titles(read_
     assert [(p.field, p.value, p.method, p.where) for p in paper.provenance] == [
         ("ids.doi", "10.1111/j.1600-0587.2008.05526.x", "link",
          "https://onlinelibrary.wiley.com/doi/abs/10.1111/j.1600-0587.2008.05526.x")]
+
+
+def test_records_written_with_provenance_are_read_back_by_merge_and_the_schema(corpus: Path, tmp_path: Path) -> None:
+    import jsonschema
+
+    from pubharvest.cli import main
+    from pubharvest.parsers.records import json_schema
+
+    records = tmp_path / "records.json"
+    assert main(["parse", str(corpus / CRAYFISH), str(corpus / MATTERGEN), "-o", str(records)]) == 0
+    written = json.loads(records.read_text(encoding="utf-8"))
+    for result in written:
+        jsonschema.validate(result, json_schema())
+    assert sum(len(pub["provenance"]) for result in written for pub in result["publications"]) == 7
+    csl = tmp_path / "merged.json"
+    assert main(["merge", str(records), "--format", "csl-json", "-o", str(csl)]) == 0
+    items = json.loads(csl.read_text(encoding="utf-8"))
+    assert {item["DOI"] for item in items if "DOI" in item} == CRAYFISH_DOIS
+    assert [item["number"] for item in items if item.get("number")] == ["2312.03687"]
