@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Literal
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 from .records import Ids, PageResult, Profile, Provenance, Publication, PublicationIds
 from .warning_codes import Warn
@@ -94,8 +94,8 @@ def normal_doi(text: str | None) -> str | None:
     """
     value = _DOI_SCHEME.sub("", (text or "").strip())
     if value.lower().startswith(("http://", "https://")):
-        parts = urlsplit(value)
-        if (parts.hostname or "") not in _DOI_RESOLVERS:
+        parts = _split(value)
+        if parts is None or (parts.hostname or "") not in _DOI_RESOLVERS:
             return None
         value = unquote(parts.path).lstrip("/")
     value = _without_trailing_punctuation(value)
@@ -137,9 +137,9 @@ def doi_in_url(url: str | None) -> str | None:
     >>> doi_in_url("https://example.org/files/10.2000/x") is None
     True
     """
-    if not url:
+    parts = _split(url)
+    if parts is None:
         return None
-    parts = urlsplit(url.strip())
     host = (parts.hostname or "").lower()
     if host in _DOI_RESOLVERS:
         return normal_doi(_without_view(unquote(parts.path).lstrip("/")))
@@ -323,8 +323,22 @@ def _path_on(url: str | None, hosts: tuple[str, ...]) -> str | None:
     >>> _path_on("https://ORCID.org/0000%2D0002", ("orcid.org",)), _path_on("https://orcid.org.evil/x", ("orcid.org",))
     ('/0000-0002', None)
     """
-    parts = urlsplit((url or "").strip())
-    return unquote(parts.path) if (parts.hostname or "").lower() in hosts else None
+    parts = _split(url)
+    return unquote(parts.path) if parts is not None and (parts.hostname or "").lower() in hosts else None
+
+
+def _split(url: str | None) -> SplitResult | None:
+    """``url`` split into its parts; None for no address or one that cannot be split (``http://[``).
+
+    >>> _split("http://[::1"), _split(" https://doi.org/10.1/x ").hostname
+    (None, 'doi.org')
+    """
+    if not url:
+        return None
+    try:
+        return urlsplit(url.strip())
+    except ValueError:
+        return None
 
 
 # --- recording ---------------------------------------------------------------------------------

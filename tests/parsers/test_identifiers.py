@@ -22,8 +22,10 @@ from pubharvest.parsers.identifiers import (
     find_doi,
     normal_arxiv,
     normal_doi,
+    openalex_in_url,
     orcid_in_url,
     valid_orcid,
+    wikidata_in_url,
 )
 from pubharvest.parsers.records import PageResult, Provenance, json_schema
 
@@ -231,3 +233,13 @@ def test_an_msr_venue_line_that_names_a_doi_gives_it_as_text(read_corpus) -> Non
     pub = parse(page.replace(date, date + venue)).publications[0]
     assert (pub.ids.doi, pub.ids.arxiv) == ("10.1038/s41586-025-08628-5", "2312.03687")
     assert [(p.field, p.method) for p in pub.provenance] == [("ids.arxiv", "link"), ("ids.doi", "text")]
+
+
+@given(st.one_of(st.text(max_size=80), st.builds(lambda tail: "http://" + tail, st.text(max_size=40))))
+@example("http://[::1")
+@example("https://doi.org/%ZZ10.1234/x")
+def test_no_text_makes_a_recogniser_fail(text: str) -> None:
+    # a page's link can hold anything: what is no id gives None, never an exception (which would end the parse)
+    for recognise in (normal_doi, doi_in_url, find_doi, normal_arxiv, arxiv_in_url, find_arxiv_id, valid_orcid,
+                      orcid_in_url, openalex_in_url, wikidata_in_url):
+        recognise(text)
