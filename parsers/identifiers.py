@@ -57,7 +57,7 @@ _AFTER_DOI = re.compile(r"(?:/(?:abstract|full|fulltext|pdf|epdf|html|meta|refer
 # bioRxiv and medRxiv address a paper's versions by its DOI and a version ("...123456v2"); the DOI has none.
 _RXIV_VERSION = re.compile(r"\A(10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,})v\d+\Z")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
-_TRAILING = ".,;:'\"!?"
+_TRAILING = ".,;:'\"!?\\"  # and a backslash: a JSON or TeX escape left after a link
 
 # arXiv: new style YYMM.NNNN (April 2007 to 2014) or YYMM.NNNNN (2015 on), old style archive[.XX]/YYMMNNN
 # (1991 to March 2007); an optional version.
@@ -89,8 +89,8 @@ def normal_doi(text: str | None) -> str | None:
     ('10.1145/3458817.3476205', '10.1371/journal.pone.0033693')
     >>> normal_doi("(see 10.1016/0021-9991(79)90051-5)"), normal_doi("10.1.1.123.4567"), normal_doi("10.1234/")
     (None, None, None)
-    >>> normal_doi("10.1016/0021-9991(79)90051-5)")
-    '10.1016/0021-9991(79)90051-5'
+    >>> normal_doi("10.1016/0021-9991(79)90051-5)"), normal_doi("http://dx.doi.org/10.1086/307221\\\\")
+    ('10.1016/0021-9991(79)90051-5', '10.1086/307221')
     """
     value = _DOI_SCHEME.sub("", (text or "").strip())
     if value.lower().startswith(("http://", "https://")):
