@@ -56,6 +56,8 @@ _AFTER_DOI = re.compile(r"(?:/(?:abstract|full|fulltext|pdf|epdf|html|meta|refer
                         r"citedby|metrics|info|suppl|supplemental)|\.full\.pdf|\.full|\.abstract|\.pdf|/)\Z", re.I)
 # bioRxiv and medRxiv address a paper's versions by its DOI and a version ("...123456v2"); the DOI has none.
 _RXIV_VERSION = re.compile(r"\A(10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,})v\d+\Z")
+# Google's hosts (scholar.google.com, www.google.co.uk, scholar.google.com.hk), whose redirect links wrap a result
+_GOOGLE_HOST = re.compile(r"\A(?:scholar|www)\.google\.(?:[a-z]{2,3}|co\.[a-z]{2}|com\.[a-z]{2})\Z")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _TRAILING = ".,;:'\"!?\\"  # and a backslash: a JSON or TeX escape left after a link
 
@@ -137,7 +139,7 @@ def doi_in_url(url: str | None) -> str | None:
     >>> doi_in_url("https://example.org/files/10.2000/x") is None
     True
     """
-    parts = _split(url)
+    parts = _split(_unwrapped(url))
     if parts is None:
         return None
     host = (parts.hostname or "").lower()
@@ -227,7 +229,7 @@ def arxiv_in_url(url: str | None) -> str | None:
     >>> arxiv_in_url("https://example.org/abs/2101.06840") is None
     True
     """
-    path = _path_on(url, _ARXIV_HOSTS)
+    path = _path_on(_unwrapped(url), _ARXIV_HOSTS)
     if path is not None:
         kind, _, rest = path.lstrip("/").partition("/")
         if kind in ("abs", "pdf", "html", "format", "ps"):
@@ -325,6 +327,23 @@ def _path_on(url: str | None, hosts: tuple[str, ...]) -> str | None:
     """
     parts = _split(url)
     return unquote(parts.path) if parts is not None and (parts.hostname or "").lower() in hosts else None
+
+
+def _unwrapped(url: str | None) -> str | None:
+    """The address a Google or Scholar redirect link leads to (``/scholar_url?url=…``, ``/url?q=…``, as alerts and
+    some saves write result links), else ``url`` itself.
+
+    >>> _unwrapped("https://scholar.google.com/scholar_url?url=https://doi.org/10.1145/3458817.3476205&hl=en")
+    'https://doi.org/10.1145/3458817.3476205'
+    >>> _unwrapped("https://example.org/scholar_url?url=https://doi.org/10.1/x")
+    'https://example.org/scholar_url?url=https://doi.org/10.1/x'
+    """
+    parts = _split(url)
+    host = (parts.hostname or "").lower() if parts is not None else ""
+    if parts is None or not _GOOGLE_HOST.match(host) or parts.path not in ("/scholar_url", "/url"):
+        return url
+    query = dict(parse_qsl(parts.query))
+    return query.get("url") or query.get("q") or url
 
 
 def _split(url: str | None) -> SplitResult | None:

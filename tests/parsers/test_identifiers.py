@@ -243,3 +243,16 @@ def test_no_text_makes_a_recogniser_fail(text: str) -> None:
     for recognise in (normal_doi, doi_in_url, find_doi, normal_arxiv, arxiv_in_url, find_arxiv_id, valid_orcid,
                       orcid_in_url, openalex_in_url, wikidata_in_url):
         recognise(text)
+
+
+def test_a_result_link_wrapped_in_googles_redirect_gives_the_doi_inside(read_corpus) -> None:
+    # as Scholar's alerts and some saves write result links: scholar_url?url=<the publisher's address>
+    page = read_corpus("scholar/search_scholar_q_geomap_2020.html")
+    link = b'href="https://onlinelibrary.wiley.com/doi/abs/10.1002/jqs.691"'
+    assert page.count(link) == 1
+    wrapped = (b'href="https://scholar.google.com/scholar_url?url=https://onlinelibrary.wiley.com/doi/abs/10.1002/'
+               b'jqs.691&amp;hl=en&amp;sa=X"')
+    [pub] = [p for p in parse(page.replace(link, wrapped)).publications if p.ids.doi]
+    assert (pub.result_id, pub.ids.doi) == ("L2O5OTQ-LPoJ", "10.1002/jqs.691")
+    assert pub.provenance[0].where == ("https://scholar.google.com/scholar_url?url=https://onlinelibrary.wiley.com/"
+                                       "doi/abs/10.1002/jqs.691&hl=en&sa=X")
