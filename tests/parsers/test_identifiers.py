@@ -256,3 +256,20 @@ def test_a_result_link_wrapped_in_googles_redirect_gives_the_doi_inside(read_cor
     assert (pub.result_id, pub.ids.doi) == ("L2O5OTQ-LPoJ", "10.1002/jqs.691")
     assert pub.provenance[0].where == ("https://scholar.google.com/scholar_url?url=https://onlinelibrary.wiley.com/"
                                        "doi/abs/10.1002/jqs.691&hl=en&sa=X")
+
+
+def test_an_elamur_work_that_links_its_original_by_doi_gives_the_doi() -> None:
+    # an "All works" item without a page links its original: here the seed's BLOOM item, linked by a DOI instead
+    page = (FIXTURES / "elamur" / "000_e63c2e80f8ecde3e.txt").read_bytes()
+    original = b"(https://arxiv.org/abs/2211.05100) arXiv:2211.05100 \xc2\xb7 no summary yet"
+    assert page.count(original) == 1
+    page = page.replace(original, b"(https://doi.org/10.48550/arXiv.2211.05100) \xc2\xb7 no summary yet")
+    bloom = next(p for p in parse(page).publications if (p.title or "").startswith("BLOOM"))
+    # arXiv's DOI names the preprint by its arXiv id: the id is read, the DOI is not taken as a journal's
+    assert (bloom.ids.arxiv, bloom.ids.doi) == ("2211.05100", None)
+    assert bloom.provenance == [Provenance(field="ids.arxiv", value="2211.05100", source="page", method="link",
+                                           where="https://doi.org/10.48550/arXiv.2211.05100")]
+    page = page.replace(b"(https://doi.org/10.48550/arXiv.2211.05100)", b"(https://doi.org/10.5555/BLOOM.2022)")
+    bloom = next(p for p in parse(page).publications if (p.title or "").startswith("BLOOM"))
+    assert (bloom.ids.arxiv, bloom.ids.doi) == (None, "10.5555/bloom.2022")
+    assert bloom.url == "https://doi.org/10.5555/BLOOM.2022"  # the address as the page wrote it
