@@ -21,7 +21,9 @@ FIXTURE_PAGES = ("msr/010_people_publications.html", "elamur/000_multiline.md",
                  "scholar/handwritten_view_citation_patent.html", "scholar/handwritten_view_citation_chapter.html")
 CORPUS_PAGES = ("scholar/profile_LZ5D_p4AAAAJ_scholar-scraper_2026.html",
                 "scholar/profile_P1RwlvoAAAAJ_scholar-scraper_2026.html",
-                "msr/publication_mattergen_990378_2026-08-26.excerpt.html")
+                "msr/publication_mattergen_990378_2026-08-26.excerpt.html",
+                # DOIs read from publishers' links, two of them SICI DOIs holding <, >, ; and a slash
+                "scholar/search_q_crayfish_gsscraper_2020.html")
 
 
 def fixture_pages() -> list[tuple[str, bytes]]:
