@@ -31,7 +31,7 @@ from .warning_codes import Warn, codes
 
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
-    "Profile", "PublicationIds", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
+    "Profile", "PublicationIds", "Provenance", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
     "PageResult", "PageKind", "Count", "Year", "IsoDate", "Orcid", "Doi", "MAX_COUNT", "YEARS", "DATE_PATTERN",
     "registered_sites", "own_id", "set_own_id", "id_value", "id_values", "string_kinds",
     "to_builtins", "to_json", "from_json", "json_schema",
@@ -71,6 +71,34 @@ class Ids(_Record):
     msr: str | None = None
     elamur: str | None = None
     other: dict[str, str] = {}  # ids on registered sites that have no field of their own, by site name
+
+
+class Provenance(_Record, omit_defaults=True):
+    """Where one value of a record came from, and how it was found: the page itself, or a service asked.
+
+    ``field`` is the dotted path of the value it gives (``ids.doi``, ``ids.arxiv``, ``ids.orcid``,
+    ``ids.openalex``, ``open_access``, ...) and ``value`` the value as the record holds it. ``source`` is
+    ``page`` or the service (``crossref``, ``openalex``); ``method`` how it was read or matched: on a page
+    ``link`` (a link's address), ``meta`` (the page's meta data), ``text`` (its text), ``venue`` (the venue
+    as written); of a service ``doi`` (asked by DOI) or ``query`` (a bibliographic search). ``where`` is the
+    address or attribute it was read from, or the request's URL; ``score`` how close a service's match
+    was; ``date`` when the service answered. A candidate that was not taken has ``accepted`` false and
+    says why in ``reason``. Left out of the JSON when absent, like ``Source``'s optional fields.
+
+    >>> to_json(Provenance(field="ids.doi", value="10.1145/3458817.3476205", source="page", method="link",
+    ...                    where="https://dl.acm.org/doi/10.1145/3458817.3476205"))[:92]
+    b'{"field":"ids.doi","value":"10.1145/3458817.3476205","source":"page","method":"link","where"'
+    """
+
+    field: str
+    value: str
+    source: str
+    method: str
+    where: str | None = None
+    score: float | None = None
+    date: IsoDate | None = None
+    accepted: bool = True
+    reason: str | None = None
 
 
 class Affiliation(_Record):
@@ -169,6 +197,7 @@ class Profile(_Record):
     links: list[Link] = []
     updated: IsoDate | None = None
     snapshot_date: IsoDate | None = None  # date of the OpenAlex data behind ids, metrics and affiliations
+    provenance: list[Provenance] = []  # where the profile's ids came from (``Provenance``)
 
 
 class PublicationIds(_Record):
@@ -231,6 +260,7 @@ class Publication(_Record):
     issue: str | None = None
     pages: str | None = None
     patent_office: str | None = None
+    provenance: list[Provenance] = []  # where the paper's ids and other found values came from (``Provenance``)
 
 
 class PageWarning(_Record):

@@ -16,7 +16,7 @@ from typing import NamedTuple, TypeAlias
 
 import msgspec
 
-from pubharvest.parsers.records import IsoDate, Publication, PublicationIds, Year
+from pubharvest.parsers.records import IsoDate, Provenance, Publication, PublicationIds, Year
 
 PREPRINT = "article"  # CSL's type for preprints
 _PAGES = re.compile(r",\s*(\d+)\s*[-–]\s*(\d+)$")
@@ -52,6 +52,7 @@ class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     volume: str | None = None
     issue: str | None = None
     pages: str | None = None
+    provenance: list[Provenance] = []
 
 
 # What the exporters take: a page's ``Publication`` or a merged paper (``pubharvest.merge.Paper``).

@@ -40,6 +40,7 @@ from pubharvest.parsers.records import (
     Ids,
     PageResult,
     Profile,
+    Provenance,
     Publication,
     PublicationIds,
     id_value,
@@ -142,6 +143,7 @@ class ProfileSource(_Merged, kw_only=True):
     h_index: int | None = None
     run: str | None = None
     fetched_at: str | None = None
+    provenance: list[Provenance] = []  # where the page's ids of the person came from
 
 
 class MergedProfile(_Merged, kw_only=True):
@@ -149,6 +151,7 @@ class MergedProfile(_Merged, kw_only=True):
     ids: Ids = msgspec.field(default_factory=Ids)
     sources: list[ProfileSource]
     matched_by: list[Match] = []
+    provenance: list[Provenance] = []  # where the merged ids came from (``Provenance``)
 
 
 class MergeResult(_Merged, kw_only=True):
@@ -491,7 +494,8 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         year=year,
         date=_best_date(primary, sources, year),
         type=_merged_type(primary, sources),
-        ids=merged_ids((s.ids for s in sources), PublicationIds),
+        ids=(ids := merged_ids((s.ids for s in sources), PublicationIds)),
+        provenance=merged_provenance((s.provenance for s in sources), ids),
         url=primary.url or next((s.url for s in sources if s.url), None),
         publisher=primary.publisher,
         container=primary.container, volume=primary.volume, issue=primary.issue, pages=primary.pages,
@@ -592,6 +596,24 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     return merged
 
 
+def merged_provenance(all_provenance: Iterable[list[Provenance]], ids: Ids | PublicationIds) -> list[Provenance]:
+    """The sources' provenance of the ids the merged record holds (``ids``), each once, in source order: an id
+    that another source gave first keeps that source's account; every other value's provenance is kept.
+
+    >>> page = Provenance(field="ids.doi", value="10.1/a", source="page", method="link")
+    >>> other = Provenance(field="ids.doi", value="10.1/b", source="page", method="meta")
+    >>> [p.value for p in merged_provenance([[page], [other, page]], PublicationIds(doi="10.1/a"))]
+    ['10.1/a']
+    """
+    kept: dict[tuple[Any, ...], Provenance] = {}
+    for provenance in all_provenance:
+        for item in provenance:
+            kind = item.field.removeprefix("ids.")
+            if kind == item.field or kind not in type(ids).__struct_fields__ or getattr(ids, kind) == item.value:
+                kept.setdefault(msgspec.structs.astuple(item), item)
+    return list(kept.values())
+
+
 # --- profiles ----------------------------------------------------------------------------------
 
 
@@ -640,7 +662,7 @@ def profile_source(name: str | None, result: PageResult) -> ProfileSource:
     return ProfileSource(site=result.site, input=name, url=profile.url or result.url, name=profile.name,
                          ids=profile.ids, affiliation=profile.affiliation,
                          citations=profile.metrics.citations, h_index=profile.metrics.h_index,
-                         run=run, fetched_at=fetched_at)
+                         run=run, fetched_at=fetched_at, provenance=profile.provenance)
 
 
 def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:
@@ -665,8 +687,9 @@ def _same_name_pairs(sources: Sequence[ProfileSource]) -> list[tuple[int, int]]:
 
 def _merged_profile(sources: list[ProfileSource], matches: list[Join]) -> MergedProfile:
     """One person: the longest name the sources give (a full name before initials), every id."""
+    ids = merged_ids((s.ids for s in sources), Ids)
     return MergedProfile(
         name=max((s.name for s in sources if s.name), key=len, default=None),
-        ids=merged_ids((s.ids for s in sources), Ids), sources=sources,
+        ids=ids, sources=sources, provenance=merged_provenance((s.provenance for s in sources), ids),
         matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
     )
