@@ -92,6 +92,11 @@ class Warn(Enum):
     # records read back (``merge``, ``report``)
     lone_surrogate = Meaning("a record file held lone UTF-16 surrogates (an escaped \\ud800, half a character): "
                              "each was read as U+FFFD")
+    # enrichment (``--enrich``: docs/enrich.md)
+    enrich_failed = Meaning("a service asked about a paper gave no usable answer (no JSON, too large, an error after "
+                            "retries): the paper keeps what its page says")
+    enrich_differs = Meaning("a service's matched work says something else than the page (another DOI, year or "
+                             "ORCID): the page's value is kept")
 
 
 def codes() -> list[str]:

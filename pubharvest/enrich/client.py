@@ -41,6 +41,7 @@ class Answer:
     status: int
     body: bytes | None
     url: str
+    date: str  # the day it answered (ISO)
     cached: bool = False
 
     def json(self) -> object:
@@ -72,7 +73,7 @@ class Asker:
         cache = self.options.cache
         known = cache.get(service, key) if cache is not None else None
         if known is not None:
-            return Answer(known.status, known.body, base + key, cached=True)
+            return Answer(known.status, known.body, base + key, known.fetched_at[:10], cached=True)
         url = base + key
         for _ in range(MAX_REDIRECTS + 1):
             try:
@@ -80,8 +81,7 @@ class Asker:
             except HttpError as error:
                 if error.status != 404:
                     raise EnrichFailed(f"{service}: {error.message}") from None
-                self._keep(service, key, 404, None)
-                return Answer(404, None, url)
+                return Answer(404, None, url, self._keep(service, key, 404, None))
             except FetchError as error:
                 raise EnrichFailed(f"{service}: {error.message}") from None
             if response.location is None:
@@ -98,13 +98,14 @@ class Asker:
         except msgspec.DecodeError:
             start = body[:60].decode("utf-8", "replace")
             raise EnrichFailed(f"{service}: the answer from {url} is not JSON (it starts {start!r})") from None
-        self._keep(service, key, 200, body)
-        return Answer(200, body, url)
+        return Answer(200, body, url, self._keep(service, key, 200, body))
 
-    def _keep(self, service: str, key: str, status: int, body: bytes | None) -> None:
+    def _keep(self, service: str, key: str, status: int, body: bytes | None) -> str:
+        """Keep an answer in the cache (when there is one); the day it came."""
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         if self.options.cache is not None:
-            now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
             self.options.cache.put(service, key, status, body, now)
+        return now[:10]
 
     def _with_contact(self, url: str) -> str:
         """``url`` with ``mailto=`` (the polite pools' key) in its query."""

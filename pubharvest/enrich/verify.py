@@ -33,6 +33,7 @@ from pubharvest.parsers.text import title_key
 
 MIN_TITLE_SIMILARITY = 0.9
 MAX_YEAR_GAP = 1
+MIN_MAIN_TITLE = 15  # letters and digits a title before its colon needs to be compared alone ("ZeRO" is not)
 # The kinds of work, by the names the page (CSL), Crossref and OpenAlex give them; a work of a kind
 # not listed (a peer review, a figure, a data set, a journal issue...) is never a paper's match.
 KINDS = {
@@ -76,13 +77,19 @@ def kind_of(name: str | None) -> str | None:
 
 
 def title_similarity(page: Claim, work: Claim) -> float:
-    """How alike the two titles are (0 to 1), the work's with and without its subtitle.
+    """How alike the two titles are (0 to 1), the work's with and without its subtitle, and the page's
+    without its subtitle when the work gives none (and what is left is long enough to say something).
 
     >>> title_similarity(Claim("Deep nets", None, None, None), Claim("Deep Nets", None, None, None))
     1.0
     >>> title_similarity(Claim("Vector quotient filters: overcoming", None, None, None, title_cut=True),
     ...                  Claim("Vector Quotient Filters", None, None, None, "Overcoming the Time/Space Trade-Off"))
     1.0
+    >>> title_similarity(Claim("Vector quotient filters: overcoming the trade-off", None, None, None),
+    ...                  Claim("Vector Quotient Filters", None, None, None))
+    1.0
+    >>> title_similarity(Claim("ZeRO: memory optimizations", None, None, None), Claim("ZeRO", None, None, None))
+    0.296
     """
     mine = title_key(page.title)
     if not mine:
@@ -95,6 +102,9 @@ def title_similarity(page: Claim, work: Claim) -> float:
         if page.title_cut:
             theirs = theirs[:len(mine)]
         best = max(best, SequenceMatcher(None, mine, theirs, autojunk=False).ratio())
+    main = title_key((page.title or "").partition(": ")[0])
+    if not work.subtitle and main != mine and len(main) >= MIN_MAIN_TITLE:  # the work's title lacks the subtitle
+        best = max(best, SequenceMatcher(None, main, forms[0], autojunk=False).ratio())
     return round(best, 3)
 
 
