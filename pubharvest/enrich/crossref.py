@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,6 +22,7 @@ from .verify import Claim
 from .work import Work, doi_path, first_year, plain_doi
 
 NAME = "crossref"
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")  # JATS and HTML tags Crossref keeps in titles (<i>, <scp>, <sub>)
 # Crossref's types, as CSL names them (the records' ``type``)
 CSL_TYPES = {"journal-article": "article-journal", "proceedings-article": "paper-conference",
              "posted-content": "article", "book-chapter": "chapter", "book": "book", "monograph": "book",
@@ -56,14 +59,14 @@ def work(item: dict[str, Any]) -> Work:
     authors = [a for a in item.get("author") or [] if isinstance(a, dict)]
     first = next((a for a in authors if a.get("sequence") == "first"), authors[0] if authors else None)
     values: dict[str, str | int] = {}
-    for name, value in (("year", year), ("date", date), ("container", _first(item.get("container-title"))),
+    for name, value in (("year", year), ("date", date), ("container", first_text(item.get("container-title"))),
                         ("volume", item.get("volume")), ("issue", item.get("issue")), ("pages", item.get("page")),
                         ("publisher", item.get("publisher")), ("type", CSL_TYPES.get(item.get("type") or ""))):
         if isinstance(value, (str, int)) and value != "":
             values[name] = value
     return Work(
-        claim=Claim(title=_first(item.get("title")), first_author=_name(first), year=year, kind=item.get("type"),
-                    subtitle=_first(item.get("subtitle"))),
+        claim=Claim(title=first_text(item.get("title")), first_author=_name(first), year=year, kind=item.get("type"),
+                    subtitle=first_text(item.get("subtitle"))),
         doi=plain_doi(item.get("DOI")), values=values,
         authors=[(name, plain_orcid(a.get("ORCID"))) for a in authors if (name := _name(a))],
     )
@@ -90,10 +93,16 @@ def _issued(item: dict[str, Any]) -> tuple[int | None, str | None]:
     return None, None
 
 
-def _first(values: object) -> str | None:
-    if isinstance(values, list) and values and isinstance(values[0], str):
-        return " ".join(values[0].split()) or None
-    return values if isinstance(values, str) and values else None
+def first_text(values: object) -> str | None:
+    """The first of a list of texts (Crossref gives titles as lists), without the markup Crossref keeps in them.
+
+    >>> first_text(["<scp>T</scp>reebase: an <scp>R</scp> package"]), first_text([]), first_text("A &amp; <i>B</i>")
+    ('Treebase: an R package', None, 'A & B')
+    """
+    text = values[0] if isinstance(values, list) and values else values
+    if not isinstance(text, str):
+        return None
+    return " ".join(html.unescape(_MARKUP.sub("", text)).split()) or None
 
 
 def _name(author: dict[str, Any] | None) -> str | None:

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from pubharvest.parsers.records import CitedBy, OpenAccess, Publication, YearCitations
 
-from .crossref import plain_orcid
+from .crossref import first_text, plain_orcid
 from .verify import Claim
 from .work import Work, doi_path, plain_doi
 
@@ -60,8 +60,8 @@ def work(item: dict[str, Any], date: str | None) -> Work:
     counts = item.get("counts_by_year")
     cited = item.get("cited_by_count")
     return Work(
-        claim=Claim(title=item.get("title") or item.get("display_name"), first_author=_name(first), year=year,
-                    kind=kind),
+        claim=Claim(title=first_text(item.get("title") or item.get("display_name")), first_author=_name(first),
+                    year=year, kind=kind),
         doi=plain_doi(item.get("doi")), openalex=str(item["id"]).rpartition("/")[2], values=values,
         open_access=OpenAccess(is_oa=bool(oa.get("is_oa")), status=oa.get("oa_status"), url=oa.get("oa_url"))
         if isinstance(oa, dict) else None,
