@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 import msgspec
@@ -22,6 +22,9 @@ from pubharvest.errors import JobError
 
 from . import sites
 from .politeness import MAX_CRAWL_DELAY
+
+if TYPE_CHECKING:
+    from pubharvest.enrich.options import EnrichOptions
 
 _CONTACT = re.compile(r"@|https?://")
 MAX_BYTES = 32 * 2**20  # per response, after decompression: Scholar's largest page is under 2 MB
@@ -36,6 +39,15 @@ class _Spec(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class SiteSpec(_Spec):
     base_url: str | None = None
     rate: float | None = None  # requests per second for this site's host, overriding the job's
+
+
+class EnrichSpec(_Spec):
+    """``[enrich]``: ask Crossref and OpenAlex about each record's papers as its target ends (docs/enrich.md)."""
+
+    services: list[str] = msgspec.field(default_factory=lambda: ["crossref", "openalex"])
+    crossref_url: str | None = None  # a mirror or test server (else PUBHARVEST_CROSSREF_URL, else Crossref's)
+    openalex_url: str | None = None
+    cache: str | None = None  # the store keeping the answers: default the job's store, else pubharvest.sqlite
 
 
 class TargetSpec(_Spec):
@@ -71,6 +83,7 @@ class JobSpec(_Spec):
     coauthors: bool = False  # fetch the full co-author list (Scholar: beyond the sidebar's 20)
     sites: dict[str, SiteSpec] = {}
     targets: list[TargetSpec] = []
+    enrich: EnrichSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,9 @@ class Job:
     warc: Path | None = None
     journal: Path | None = None
     complete: sites.Completion = sites.Completion()  # the pages that complete a profile (off by default)
+    contact: str | None = None
+    enrich: EnrichOptions | None = None  # ``[enrich]`` or ``--enrich``: off by default
+    enrich_cache: Path | str | None = None  # the store its answers are kept in
 
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
@@ -200,10 +216,26 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
     for site, url in base_urls.items():
         if not re.match(r"https?://[^/]+", url):
             raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
+    store = store_location(root, spec.store)
+    enrich = spec.enrich
     return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
-               output=_path(root, spec.output), store=store_location(root, spec.store), warc=_path(root, spec.warc),
+               output=_path(root, spec.output), store=store, warc=_path(root, spec.warc),
                journal=_path(root, spec.journal) or root / f"{name}.journal",
-               complete=sites.Completion(details=spec.details, coauthors=spec.coauthors))
+               complete=sites.Completion(details=spec.details, coauthors=spec.coauthors), contact=spec.contact,
+               enrich=enrich_settings(enrich, spec.contact) if enrich else None,
+               enrich_cache=store_location(root, enrich.cache) if enrich and enrich.cache else store or
+               root / DEFAULT_STORE)
+
+
+def enrich_settings(spec: EnrichSpec, contact: str | None) -> EnrichOptions:
+    """The options of a job file's ``[enrich]``; its contact is the job's (an e-mail address)."""
+    from pubharvest.enrich.options import enrich_options  # the enrich package imports the scrapers
+
+    urls = {name: url for name, url in (("crossref", spec.crossref_url), ("openalex", spec.openalex_url)) if url}
+    try:
+        return enrich_options(",".join(spec.services), contact, base_urls=urls)
+    except JobError as error:
+        raise JobError(f"[enrich]: {error.message}") from None
 
 
 def user_agent(spec: JobSpec, name: str) -> str:

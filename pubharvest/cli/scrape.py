@@ -20,6 +20,7 @@ from pubharvest.parsers.records import PageResult, to_json
 from pubharvest.scrapers.blockwait import left_words, recent_blocks
 from pubharvest.scrapers.engine import Sink, Summary
 from pubharvest.scrapers.job import (
+    DEFAULT_STORE,
     Job,
     JobSpec,
     SiteSpec,
@@ -35,7 +36,7 @@ from pubharvest.scrapers.sites import host_of
 from ..errors import ExitCode, JobError, NotOurFile, PubharvestError
 from ..progress import Progress
 from ..store import Store, is_database_url, without_password
-from .options import SITE_NAMES
+from .options import SITE_NAMES, add_enrich_options
 from .reading import warning_lines
 
 
@@ -68,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("httpx", "scrapy"), default="httpx",
                         help="httpx: the built-in async fetcher (default); scrapy: the job as Scrapy spiders "
                              "(needs pip install 'pubharvest[scrapy]')")
+    add_enrich_options(parser, job=True)
     parser.add_argument("--redis", metavar="URL",
                         help="with --engine scrapy: share the job's queue through this Redis server, so that "
                              "workers on several machines split it (see docs/workers.md)")
@@ -84,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
             refuse_recent_blocks(job)
         store = Store(job.store) if job.store else None
         warned: list[str] = []
-        sinks = [*_sinks(job, store), _warnings_sink(warned)]
-        with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
-            summary = _run(job, sinks, progress, args)
+        with enricher_of(job) as enriching:  # first: the store and the output keep the enriched records
+            sinks = [*enriching, *_sinks(job, store), _warnings_sink(warned)]
+            with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
+                summary = _run(job, sinks, progress, args)
     except PubharvestError as error:
         # a bad job, or a store that cannot be opened, is bad input; a store that fails mid-job is not
         print(f"pubharvest scrape: {error.message}", file=sys.stderr)
@@ -182,8 +185,38 @@ def _note_shared_limits(job: Job) -> None:
               "need a postgresql:// store to write into one database", file=sys.stderr)
 
 
+@contextmanager
+def enricher_of(job: Job) -> Iterator[list[Sink]]:
+    """The sink that enriches each record as its target ends (``[enrich]`` or ``--enrich``), or none."""
+    if job.enrich is None:
+        yield []
+        return
+    from ..enrich import AnswerCache
+    from ..enrich.background import Enricher
+
+    assert job.enrich_cache is not None  # set with enrich
+    enricher = Enricher(dataclasses.replace(job.enrich, cache=AnswerCache.of_store(job.enrich_cache)))
+    try:
+        yield [enricher.sink]
+    finally:
+        enricher.close()
+
+
 def job_of(args: argparse.Namespace) -> Job:
-    """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
+    """The job to run: the job file with any -o/--store/--warc/--enrich overrides, or the one-off target."""
+    job = _job_of(args)
+    if args.enrich:
+        from ..enrich import enrich_options
+
+        base_urls = job.enrich.base_urls if job.enrich else None
+        job = dataclasses.replace(job, enrich=enrich_options(args.enrich, job.contact, base_urls=base_urls),
+                                  enrich_cache=job.enrich_cache or job.store or DEFAULT_STORE)
+    if args.enrich_cache and job.enrich is not None:
+        job = dataclasses.replace(job, enrich_cache=store_location(Path("."), args.enrich_cache))
+    return job
+
+
+def _job_of(args: argparse.Namespace) -> Job:
     overrides: dict[str, Any] = {k: Path(v) for k, v in (("output", args.output), ("warc", args.warc)) if v}
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)

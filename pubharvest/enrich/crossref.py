@@ -68,7 +68,7 @@ def work(item: dict[str, Any]) -> Work:
         claim=Claim(title=first_text(item.get("title")), first_author=_name(first), year=year, kind=item.get("type"),
                     subtitle=first_text(item.get("subtitle"))),
         doi=plain_doi(item.get("DOI")), values=values,
-        authors=[(name, plain_orcid(a.get("ORCID"))) for a in authors if (name := _name(a))],
+        authors=[(named, plain_orcid(a.get("ORCID"))) for a in authors if (named := _name(a))],
     )
 
 

@@ -12,7 +12,6 @@ pubharvest.errors.JobError: --enrich: unknown service 'scopus' (known: crossref,
 
 from __future__ import annotations
 
-import datetime
 import os
 import re
 from collections.abc import Mapping
@@ -51,7 +50,6 @@ class EnrichOptions:
     rows: int = 5  # candidates a query asks for
     concurrency: int = 8  # papers under way at once
     cache: AnswerCache | None = None
-    today: str = field(default_factory=lambda: datetime.datetime.now(datetime.timezone.utc).date().isoformat())
 
 
 def enrich_options(services: str, contact: str | None, environ: Mapping[str, str] | None = None,
@@ -76,8 +74,8 @@ def contact_email(contact: str | None) -> str:
     """
     address = (contact or "").strip().removeprefix("mailto:")
     if not _EMAIL.fullmatch(address):
-        raise JobError("--enrich needs a contact e-mail (--contact or PUBHARVEST_CONTACT): Crossref and OpenAlex "
-                       "ask for one, so that they can tell who sends the requests")
+        raise JobError("--enrich needs a contact e-mail (--contact, a job's contact, or PUBHARVEST_CONTACT): Crossref "
+                       "and OpenAlex ask for one, so that they can tell who sends the requests")
     return address
 
 

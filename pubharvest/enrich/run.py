@@ -161,7 +161,8 @@ async def find(ask: Ask, service: str, result: PageResult, pub: Publication, doi
 def _sole(year: int | None, kind: str | None, passing: list[tuple[Work, Verdict]]) -> tuple[Work, Verdict] | None:
     """The one candidate of those that passed: when several do (a preprint and its journal version), the
     one of the page's very year, then of its very type; None when that still leaves more than one work."""
-    for narrower in (lambda w: w.claim.year == year, lambda w: w.values.get("type") == kind):
+    narrowers: list[Callable[[Work], bool]] = [lambda w: w.claim.year == year, lambda w: w.values.get("type") == kind]
+    for narrower in narrowers:
         if len(passing) > 1 and any(narrower(w) for w, _ in passing):
             passing = [(w, v) for w, v in passing if narrower(w)]
     distinct = {w.doi or w.openalex or id(w) for w, _ in passing}

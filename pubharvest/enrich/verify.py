@@ -3,7 +3,7 @@ of it is taken (docs/enrich.md, "How a match is accepted").
 
 - the titles agree: merge's normalised titles (``title_key``: lower case, letters and digits) at
   least ``MIN_TITLE_SIMILARITY`` alike (a title the page cut short is compared with as much of the
-  other), with or without the work's subtitle;
+  other), with or without the work's subtitle, and with the same numbers ("Part 1" is not "Part 2");
 - the first authors agree: the same family name, and the same first initial where both give one
   (``names.name_key``, as merge equates "J Ren" and "Jie Ren");
 - the years are at most one apart (an online-first year before the issue's);
@@ -25,6 +25,7 @@ Verdict(accepted=True, score=1.0, reason=None)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -45,6 +46,7 @@ KINDS = {
     "thesis": {"thesis", "dissertation"},
     "report": {"report"},
 }
+_NUMBERS = re.compile(r"[0-9]+|\b(?:i{1,3}|iv|vi{0,3}|ix|xi{0,3})\b")
 FITTING = {"book": {"book", "chapter"}, "chapter": {"book", "chapter"}}  # Scholar lists chapters as books
 
 
@@ -114,10 +116,24 @@ def judge(page: Claim, work: Claim, method: str) -> Verdict:
     if score < MIN_TITLE_SIMILARITY:
         return Verdict(False, score, f"the titles differ (similarity {score:.2f}, at least "
                                      f"{MIN_TITLE_SIMILARITY} needed): {_shown(work.title)}")
+    mine, theirs = title_numbers(page.title), title_numbers(work.title)
+    if mine != theirs and not (page.title_cut and theirs[:len(mine)] == mine):
+        return Verdict(False, score, f"the titles' numbers differ ({' '.join(mine) or 'none'} on the page, "
+                                     f"{' '.join(theirs) or 'none'} in the work): {_shown(work.title)}")
     if method == "doi":
         return Verdict(True, score)
     reason = _kind_misfit(page, work) or _author_misfit(page, work) or _year_misfit(page, work)
     return Verdict(reason is None, score, reason)
+
+
+def title_numbers(title: str | None) -> list[str]:
+    """The numbers of a title, Arabic or Roman, in order: what tells "Part 1" from "Part 2" and "GPT-3"
+    from "GPT-4", which the titles' similarity alone would take for one paper.
+
+    >>> title_numbers("Paper 1 of AAAA"), title_numbers("Deep Learning, Part II: 3D nets"), title_numbers(None)
+    (['1'], ['ii', '3'], [])
+    """
+    return _NUMBERS.findall((title or "").casefold())
 
 
 def _kind_misfit(page: Claim, work: Claim) -> str | None:
