@@ -17,6 +17,7 @@ import httpx
 import msgspec
 
 from pubharvest.errors import FetchError, HttpError, PubharvestError
+from pubharvest.scrapers.engine import Event
 from pubharvest.scrapers.fetch import Fetcher
 from pubharvest.scrapers.job import FetchSettings, ascii_header, version
 from pubharvest.scrapers.safety import AddressGuard, redirect_refusal
@@ -51,7 +52,8 @@ class Answer:
 class Asker:
     """Asks the services for one run, from one event loop: ``await asker.ask("crossref", "/works/10.1/x")``."""
 
-    def __init__(self, options: EnrichOptions, client: httpx.AsyncClient, resolve: bool = True) -> None:
+    def __init__(self, options: EnrichOptions, client: httpx.AsyncClient, resolve: bool = True,
+                 on_event: Event | None = None) -> None:
         self.options = options
         hosts = {host_of(url): name for name, url in options.base_urls.items()}
         settings = FetchSettings(
@@ -60,7 +62,7 @@ class Asker:
             backoff=options.backoff, max_backoff=options.max_backoff, max_retry_after=options.max_retry_after,
             robots="ignore", max_bytes=options.max_bytes)
         guard = AddressGuard(list(options.base_urls.values()), resolve)
-        self.fetcher = Fetcher(settings, client, site_hosts=hosts, guard=guard)
+        self.fetcher = Fetcher(settings, client, on_event=on_event, site_hosts=hosts, guard=guard)
 
     @property
     def requests(self) -> int:

@@ -21,6 +21,7 @@ import msgspec
 from pubharvest.names import name_key
 from pubharvest.parsers.records import Ids, PageResult, Provenance, Publication
 from pubharvest.parsers.warning_codes import Warn
+from pubharvest.scrapers.engine import Event
 
 from . import crossref, openalex
 from .client import Answer, Asker, EnrichFailed, user_agent
@@ -60,29 +61,30 @@ class Stats:
 Sightings = dict[tuple[str, str], list[tuple[str, Found]]]
 
 
-def enrich(results: Sequence[PageResult], options: EnrichOptions,
-           transport: httpx.AsyncBaseTransport | None = None) -> Sequence[PageResult]:
+def enrich(results: Sequence[PageResult], options: EnrichOptions, transport: httpx.AsyncBaseTransport | None = None,
+           on_event: Event | None = None) -> Sequence[PageResult]:
     """``results`` with what Crossref and OpenAlex add (changed in place, and returned): the function
-    ``parse``, ``merge``, ``sync`` and ``store add`` call with ``--enrich``."""
-    asyncio.run(enrich_async(results, options, transport))
+    ``parse``, ``merge``, ``sync`` and ``store add`` call with ``--enrich``. ``on_event`` hears the
+    requests as a scrape job's progress does (``request``, ``retry``, ``wait``...)."""
+    asyncio.run(enrich_async(results, options, transport, on_event))
     return results
 
 
 async def enrich_async(results: Sequence[PageResult], options: EnrichOptions,
-                       transport: httpx.AsyncBaseTransport | None = None) -> Stats:
-    async with open_asker(options, transport) as asker:
+                       transport: httpx.AsyncBaseTransport | None = None, on_event: Event | None = None) -> Stats:
+    async with open_asker(options, transport, on_event) as asker:
         return await enrich_with(asker, results)
 
 
 @contextlib.asynccontextmanager
-async def open_asker(options: EnrichOptions,
-                     transport: httpx.AsyncBaseTransport | None = None) -> AsyncIterator[Asker]:
+async def open_asker(options: EnrichOptions, transport: httpx.AsyncBaseTransport | None = None,
+                     on_event: Event | None = None) -> AsyncIterator[Asker]:
     """An ``Asker`` on its own httpx client, closed (and the cache flushed) on leaving."""
     limits = httpx.Limits(max_connections=len(options.base_urls), max_keepalive_connections=4)
     async with httpx.AsyncClient(headers={"User-Agent": user_agent(options.contact)}, timeout=options.timeout,
                                  limits=limits, follow_redirects=False, transport=transport) as client:
         try:
-            yield Asker(options, client, resolve=transport is None)
+            yield Asker(options, client, resolve=transport is None, on_event=on_event)
         finally:
             if options.cache is not None:
                 options.cache.flush()

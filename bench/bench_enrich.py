@@ -1,0 +1,120 @@
+"""``--enrich crossref,openalex`` on 1,000 papers against local stand-ins serving recorded answers:
+the per-host limits held (the shortest gap between two requests to a host, beside the interval its
+rate allows), the run's time beside the least time those limits allow (the floor), and a second
+run answered from the store alone (goal: zero requests).
+
+    PUBHARVEST_CORPUS=../shared/research python bench/bench_enrich.py [--papers 1000] [--rates 25,50]
+
+The stand-ins (``tests/helpers/fakesite.py``, each in a process of its own, one host each) serve the
+corpus's recorded Crossref and OpenAlex answers for the VQF paper (``enrichment/raw/``), each
+paper's copy with its own DOI (``10.5555/bench-N`` in place of ``10.1145/3448016.3452841``), so
+that every paper is asked about once and matched by DOI. Gaps are measured where the stand-in
+received the requests. Not a timed test: it prints figures and verdicts, and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "helpers"), str(ROOT / "bench")]
+
+from enrichapi import stand_ins  # noqa: E402
+from figures import verdict  # noqa: E402
+from recorded import RAW, exchanges  # noqa: E402
+
+from pubharvest.enrich import AnswerCache, enrich  # noqa: E402
+from pubharvest.parsers.records import PageResult, Profile, Publication, PublicationIds  # noqa: E402
+
+RECORDED = {"crossref": ("front-matter__commonmeta-py__crossref_works_doi_3_incl_acm_proceedings.yaml", 2),
+            "openalex": ("front-matter__commonmeta-py__openalex_works_doi_acm_proceedings.yaml", 0)}
+DOI = "10.1145/3448016.3452841"
+PATHS = {"crossref": "/works/10[.]5555/bench-{n}", "openalex": "/works/https://doi[.]org/10[.]5555/bench-{n}"}
+GOAL_FLOOR_RATIO = 1.25  # the run's time at most this times the least the limits allow
+LEEWAY = 0.01  # seconds the stand-in's log may bring two requests closer (as tests/scrapers/test_politeness.py)
+
+
+def pages(papers: int, per_page: int = 100) -> list[PageResult]:
+    """Profile pages of ``per_page`` papers each: the VQF paper as a Scholar row gives it, DOI ``10.5555/bench-N``."""
+    found = []
+    for start in range(0, papers, per_page):
+        found.append(PageResult(site="scholar", page="profile", profile=Profile(name="Prashant Pandey"), publications=[
+            Publication(title="Vector quotient filters: Overcoming the time/space trade-off in filter design",
+                        authors=["P Pandey", "A Conway"], year=2021, ids=PublicationIds(doi=f"10.5555/bench-{n}"))
+            for n in range(start, min(papers, start + per_page))]))
+    return found
+
+
+def gaps(times: list[float]) -> float:
+    ordered = sorted(times)
+    return min(b - a for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=1000)
+    parser.add_argument("--rates", default="25,50", help="requests per second: Crossref's,OpenAlex's")
+    args = parser.parse_args()
+    corpus = Path(os.environ.get("PUBHARVEST_CORPUS", ""))
+    if not (corpus / RAW).is_dir():
+        sys.exit("set PUBHARVEST_CORPUS=../shared/research: the stand-ins serve its recorded answers")
+    rates = dict(zip(("crossref", "openalex"), map(float, args.rates.split(",")), strict=True))
+    with stand_ins(corpus) as api, tempfile.TemporaryDirectory() as folder:
+        print(f"serving {args.papers} recorded answers per service ...", flush=True)
+        for service, (file, index) in RECORDED.items():
+            recorded = exchanges(corpus / RAW / file)[index]
+            site = getattr(api, service)
+            for n in range(args.papers):
+                body = recorded.body
+                for slash in ("/", "\\/"):  # as written, and as JSON may escape it
+                    body = body.replace(DOI.replace("/", slash).encode(), f"10.5555{slash}bench-{n}".encode())
+                site.answer(f"{n}", 200, [("Content-Type", "application/json")], body)
+                site.route(PATHS[service].format(n=n), f"{n}")
+        store = Path(folder) / "store.sqlite"
+        results = []
+        for run in (1, 2):
+            logged = {service: len(getattr(api, service).log) for service in rates}
+            cache = AnswerCache.of_store(store)
+            records = pages(args.papers)
+            sent: dict[str, list[float]] = {service: [] for service in rates}
+            ports = {getattr(api, service).url.rpartition(":")[2]: service for service in rates}
+
+            def note(event: str, **details: object) -> None:
+                if event == "request":  # the client's own clock, as each request leaves
+                    sent[ports[str(details["url"]).split("/")[2].rpartition(":")[2]]].append(time.monotonic())
+
+            started = time.perf_counter()
+            enrich(records, api.options(cache=cache, rates=rates, concurrency=16), on_event=note)
+            wall = time.perf_counter() - started
+            cache.close()
+            asked = {s: [t for t, _, _ in getattr(api, s).log[logged[s]:]] for s in rates}
+            enriched = sum(p.ids.openalex is not None and p.publisher is not None for r in records
+                           for p in r.publications)
+            warnings = sum(len(r.warnings) for r in records)
+            results.append((wall, asked, enriched, warnings, sent))
+        kept = sqlite3.connect(store).execute("SELECT COUNT(*) FROM enrich_answers").fetchone()[0]
+    (wall, asked, enriched, warnings, sent), (wall2, asked2, enriched2, _, _) = results
+    floor = max(len(asked[s]) / rates[s] for s in rates)
+    print(f"run 1: {args.papers} papers, {enriched} enriched (OpenAlex id and publisher), {warnings} warnings, "
+          f"{wall:.1f} s")
+    for service, times in asked.items():
+        interval = 1 / rates[service]
+        shortest, own = gaps(times), gaps(sent[service])
+        print(f"  {service}: {len(times)} requests at {rates[service]:g}/s, interval {interval * 1000:.1f} ms; "
+              f"shortest gap as received {shortest * 1000:.1f} ms, as sent {own * 1000:.1f} ms: "
+              f"{verdict(own >= interval and shortest >= interval - LEEWAY)}")
+    print(f"  time {wall:.1f} s, floor {floor:.1f} s (the requests of the busiest host at its rate): "
+          f"{wall / floor:.2f}x, goal <= {GOAL_FLOOR_RATIO}x: {verdict(wall / floor <= GOAL_FLOOR_RATIO)}")
+    requests2 = sum(len(times) for times in asked2.values())
+    print(f"run 2 (answers from the store, {kept} kept): {requests2} requests, {enriched2} enriched, {wall2:.2f} s, "
+          f"{wall2 / wall:.3f}x run 1: {verdict(requests2 == 0 and enriched2 == enriched)}")
+
+
+if __name__ == "__main__":
+    main()
