@@ -15,17 +15,19 @@ received the requests. Not a timed test: it prints figures and verdicts, and ass
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sqlite3
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "helpers"), str(ROOT / "bench")]
 
-from enrichapi import stand_ins  # noqa: E402
+from enrichapi import Api, stand_ins  # noqa: E402
 from figures import verdict  # noqa: E402
 from recorded import RAW, exchanges  # noqa: E402
 
@@ -52,8 +54,50 @@ def pages(papers: int, per_page: int = 100) -> list[PageResult]:
 
 
 def gaps(times: list[float]) -> float:
-    ordered = sorted(times)
-    return min(b - a for a, b in zip(ordered, ordered[1:], strict=False))
+    return min(b - a for a, b in itertools.pairwise(sorted(times)))
+
+
+@dataclass
+class Run:
+    wall: float
+    received: dict[str, list[float]]  # when the stand-in logged each request, by service
+    sent: dict[str, list[float]]  # when the client sent each (its ``request`` event)
+    enriched: int
+    warnings: int
+
+
+def run_once(api: Api, store: Path, papers: int, rates: dict[str, float]) -> Run:
+    """One enrichment of ``papers`` papers, its answers kept in ``store``."""
+    logged = {service: len(getattr(api, service).log) for service in rates}
+    ports = {getattr(api, service).url.rpartition(":")[2]: service for service in rates}
+    sent: dict[str, list[float]] = {service: [] for service in rates}
+
+    def note(event: str, **details: object) -> None:
+        if event == "request":  # the client's own clock, as each request leaves
+            sent[ports[str(details["url"]).split("/")[2].rpartition(":")[2]]].append(time.monotonic())
+
+    cache = AnswerCache.of_store(store)
+    records = pages(papers)
+    started = time.perf_counter()
+    enrich(records, api.options(cache=cache, rates=rates, concurrency=16), on_event=note)
+    wall = time.perf_counter() - started
+    cache.close()
+    return Run(wall, {s: [t for t, _, _ in getattr(api, s).log[logged[s]:]] for s in rates}, sent,
+               sum(p.ids.openalex is not None and p.publisher is not None for r in records for p in r.publications),
+               sum(len(r.warnings) for r in records))
+
+
+def serve(api: Api, corpus: Path, papers: int) -> None:
+    """Each paper's recorded answers, its DOI in place of the recorded one, at its own path."""
+    for service, (file, index) in RECORDED.items():
+        recorded = exchanges(corpus / RAW / file)[index]
+        site = getattr(api, service)
+        for n in range(papers):
+            body = recorded.body
+            for slash in ("/", "\\/"):  # as written, and as JSON may escape it
+                body = body.replace(DOI.replace("/", slash).encode(), f"10.5555{slash}bench-{n}".encode())
+            site.answer(f"{n}", 200, [("Content-Type", "application/json")], body)
+            site.route(PATHS[service].format(n=n), f"{n}")
 
 
 def main() -> None:
@@ -67,53 +111,25 @@ def main() -> None:
     rates = dict(zip(("crossref", "openalex"), map(float, args.rates.split(",")), strict=True))
     with stand_ins(corpus) as api, tempfile.TemporaryDirectory() as folder:
         print(f"serving {args.papers} recorded answers per service ...", flush=True)
-        for service, (file, index) in RECORDED.items():
-            recorded = exchanges(corpus / RAW / file)[index]
-            site = getattr(api, service)
-            for n in range(args.papers):
-                body = recorded.body
-                for slash in ("/", "\\/"):  # as written, and as JSON may escape it
-                    body = body.replace(DOI.replace("/", slash).encode(), f"10.5555{slash}bench-{n}".encode())
-                site.answer(f"{n}", 200, [("Content-Type", "application/json")], body)
-                site.route(PATHS[service].format(n=n), f"{n}")
+        serve(api, corpus, args.papers)
         store = Path(folder) / "store.sqlite"
-        results = []
-        for run in (1, 2):
-            logged = {service: len(getattr(api, service).log) for service in rates}
-            cache = AnswerCache.of_store(store)
-            records = pages(args.papers)
-            sent: dict[str, list[float]] = {service: [] for service in rates}
-            ports = {getattr(api, service).url.rpartition(":")[2]: service for service in rates}
-
-            def note(event: str, **details: object) -> None:
-                if event == "request":  # the client's own clock, as each request leaves
-                    sent[ports[str(details["url"]).split("/")[2].rpartition(":")[2]]].append(time.monotonic())
-
-            started = time.perf_counter()
-            enrich(records, api.options(cache=cache, rates=rates, concurrency=16), on_event=note)
-            wall = time.perf_counter() - started
-            cache.close()
-            asked = {s: [t for t, _, _ in getattr(api, s).log[logged[s]:]] for s in rates}
-            enriched = sum(p.ids.openalex is not None and p.publisher is not None for r in records
-                           for p in r.publications)
-            warnings = sum(len(r.warnings) for r in records)
-            results.append((wall, asked, enriched, warnings, sent))
+        first, second = run_once(api, store, args.papers, rates), run_once(api, store, args.papers, rates)
         kept = sqlite3.connect(store).execute("SELECT COUNT(*) FROM enrich_answers").fetchone()[0]
-    (wall, asked, enriched, warnings, sent), (wall2, asked2, enriched2, _, _) = results
-    floor = max(len(asked[s]) / rates[s] for s in rates)
-    print(f"run 1: {args.papers} papers, {enriched} enriched (OpenAlex id and publisher), {warnings} warnings, "
-          f"{wall:.1f} s")
-    for service, times in asked.items():
+    floor = max(len(first.received[s]) / rates[s] for s in rates)
+    print(f"run 1: {args.papers} papers, {first.enriched} enriched (OpenAlex id and publisher), "
+          f"{first.warnings} warnings, {first.wall:.1f} s")
+    for service, times in first.received.items():
         interval = 1 / rates[service]
-        shortest, own = gaps(times), gaps(sent[service])
+        shortest, own = gaps(times), gaps(first.sent[service])
         print(f"  {service}: {len(times)} requests at {rates[service]:g}/s, interval {interval * 1000:.1f} ms; "
               f"shortest gap as received {shortest * 1000:.1f} ms, as sent {own * 1000:.1f} ms: "
               f"{verdict(own >= interval and shortest >= interval - LEEWAY)}")
-    print(f"  time {wall:.1f} s, floor {floor:.1f} s (the requests of the busiest host at its rate): "
-          f"{wall / floor:.2f}x, goal <= {GOAL_FLOOR_RATIO}x: {verdict(wall / floor <= GOAL_FLOOR_RATIO)}")
-    requests2 = sum(len(times) for times in asked2.values())
-    print(f"run 2 (answers from the store, {kept} kept): {requests2} requests, {enriched2} enriched, {wall2:.2f} s, "
-          f"{wall2 / wall:.3f}x run 1: {verdict(requests2 == 0 and enriched2 == enriched)}")
+    print(f"  time {first.wall:.1f} s, floor {floor:.1f} s (the requests of the busiest host at its rate): "
+          f"{first.wall / floor:.2f}x, goal <= {GOAL_FLOOR_RATIO}x: {verdict(first.wall / floor <= GOAL_FLOOR_RATIO)}")
+    requests = sum(len(times) for times in second.received.values())
+    print(f"run 2 (answers from the store, {kept} kept): {requests} requests, {second.enriched} enriched, "
+          f"{second.wall:.2f} s, {second.wall / first.wall:.3f}x run 1: "
+          f"{verdict(requests == 0 and second.enriched == first.enriched)}")
 
 
 if __name__ == "__main__":

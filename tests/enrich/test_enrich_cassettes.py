@@ -26,7 +26,8 @@ def work(doi: str) -> bytes:
     return json.dumps({"status": "ok", "message-type": "work", "message": {
         "DOI": doi, "title": ["A hand-made work for replaying"], "type": "journal-article",
         "author": [{"given": "Ada", "family": "Lovelace", "sequence": "first"}],
-        "issued": {"date-parts": [[2020, 5]]}, "container-title": ["Journal of Replays"], "publisher": "Tests"}}).encode()
+        "issued": {"date-parts": [[2020, 5]]}, "container-title": ["Journal of Replays"],
+        "publisher": "Tests"}}).encode()
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def crossref(record_mode: str):
         yield None
         return
     with FakeSite(8766) as site:
-        json_type = [("Content-Type", "application/json")]
+        json_type: list[tuple[str, str | bytes]] = [("Content-Type", "application/json")]
         site.answer("work", 200, json_type, work("10.5555/cassette-1"))
         site.answer("v2", 200, json_type, work("10.5555/old.v2"))
         site.answer("old", 301, [("Location", "/works/10.5555/old.v2")], b"")
