@@ -93,10 +93,10 @@ class Warn(Enum):
     lone_surrogate = Meaning("a record file held lone UTF-16 surrogates (an escaped \\ud800, half a character): "
                              "each was read as U+FFFD")
     # enrichment (``--enrich``: docs/enrich.md)
-    enrich_failed = Meaning("a service asked about a paper gave no usable answer (no JSON, too large, an error after "
-                            "retries): the paper keeps what its page says")
-    enrich_differs = Meaning("a service's matched work says something else than the page (another DOI, year or "
-                             "ORCID): the page's value is kept")
+    enrich_failed = Meaning("a service gave no usable answer about a paper (no JSON, too large, an error): the "
+                            "page's values stay")
+    enrich_differs = Meaning("a service's matched work says otherwise than the page (DOI, year, ORCID): the page's "
+                             "value stays")
 
 
 def codes() -> list[str]:

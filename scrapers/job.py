@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from urllib.parse import quote
 
 import msgspec
@@ -22,9 +22,6 @@ from pubharvest.errors import JobError
 
 from . import sites
 from .politeness import MAX_CRAWL_DELAY
-
-if TYPE_CHECKING:
-    from pubharvest.enrich.options import EnrichOptions
 
 _CONTACT = re.compile(r"@|https?://")
 MAX_BYTES = 32 * 2**20  # per response, after decompression: Scholar's largest page is under 2 MB
@@ -135,8 +132,8 @@ class Job:
     journal: Path | None = None
     complete: sites.Completion = sites.Completion()  # the pages that complete a profile (off by default)
     contact: str | None = None
-    enrich: EnrichOptions | None = None  # ``[enrich]`` or ``--enrich``: off by default
-    enrich_cache: Path | str | None = None  # the store its answers are kept in
+    enrich: EnrichSpec | None = None  # ``[enrich]``: off by default (the command line may add it)
+    enrich_cache: Path | str | None = None  # the store its answers are kept in (with ``enrich``)
 
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
@@ -222,20 +219,8 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
                output=_path(root, spec.output), store=store, warc=_path(root, spec.warc),
                journal=_path(root, spec.journal) or root / f"{name}.journal",
                complete=sites.Completion(details=spec.details, coauthors=spec.coauthors), contact=spec.contact,
-               enrich=enrich_settings(enrich, spec.contact) if enrich else None,
-               enrich_cache=store_location(root, enrich.cache) if enrich and enrich.cache else store or
-               root / DEFAULT_STORE)
-
-
-def enrich_settings(spec: EnrichSpec, contact: str | None) -> EnrichOptions:
-    """The options of a job file's ``[enrich]``; its contact is the job's (an e-mail address)."""
-    from pubharvest.enrich.options import enrich_options  # the enrich package imports the scrapers
-
-    urls = {name: url for name, url in (("crossref", spec.crossref_url), ("openalex", spec.openalex_url)) if url}
-    try:
-        return enrich_options(",".join(spec.services), contact, base_urls=urls)
-    except JobError as error:
-        raise JobError(f"[enrich]: {error.message}") from None
+               enrich=enrich, enrich_cache=store_location(root, enrich.cache) if enrich and enrich.cache else
+               store or root / DEFAULT_STORE)
 
 
 def user_agent(spec: JobSpec, name: str) -> str:

@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
 
 import httpx
 import msgspec
@@ -272,6 +271,3 @@ def _shown(pub: Publication) -> str:
     title = pub.title or "(a paper without a title)"
     return repr(title if len(title) <= 60 else title[:60] + "...")
 
-
-def describe(stats: Stats) -> dict[str, Any]:
-    return {"requests": stats.requests, "cached": stats.cached, "matched": dict(stats.matched)}
