@@ -202,8 +202,9 @@ def enrich_options_of(job: Job, services: str | None) -> EnrichOptions | None:
     try:
         return enrich_options(services or ",".join(spec.services if spec else ()), job.contact, base_urls=urls)
     except JobError as error:
-        raise JobError(f"{'--enrich' if services else '[enrich]'}: {error.message.removeprefix('--enrich: ')}") \
-            from None
+        if services:
+            raise
+        raise JobError(f"[enrich]: {error.message}") from None
 
 
 @contextmanager

@@ -161,3 +161,18 @@ def test_a_scrape_job_enriches_each_record_before_it_is_kept(tmp_path: Path, cap
 
     kept = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT COUNT(*) FROM enrich_answers").fetchone()[0]
     assert kept == 3  # the job's store keeps the answers
+
+
+def test_a_job_that_asks_for_enrichment_needs_a_contact_email(no_connections: list[object], monkeypatch,
+                                                             tmp_path: Path, capsys) -> None:
+    monkeypatch.delenv("PUBHARVEST_CONTACT")
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": "http://127.0.0.1:9"},
+                    contact="https://uni.example/bots")  # enough for a User-Agent, not for the services
+    assert main(["scrape", str(job), "--enrich", "crossref"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pubharvest scrape: --enrich needs a contact e-mail") and err.count("\n") == 1
+    with job.open("a", encoding="utf-8") as file:
+        file.write('[enrich]\nservices = ["openalex"]\n')
+    assert main(["scrape", str(job)]) == 2
+    assert capsys.readouterr().err.startswith("pubharvest scrape: [enrich]: --enrich needs a contact e-mail")
+    assert no_connections == [] and not (tmp_path / "out.jsonl").exists()
