@@ -1,20 +1,24 @@
 """``--enrich crossref,openalex`` on 1,000 papers against local stand-ins serving recorded answers:
-the per-host limits held (the shortest gap between two requests to a host, beside the interval its
-rate allows), the run's time beside the least time those limits allow (the floor), and a second
-run answered from the store alone (goal: zero requests).
+the per-host limits held (the shortest gap between two requests to a host as the client sent them,
+beside the interval its rate allows, and the most requests the stand-in received in any one
+second), the run's time beside the least time those limits allow (the floor), and a second run
+answered from the store alone (goal: zero requests).
 
     PUBHARVEST_CORPUS=../shared/research python bench/bench_enrich.py [--papers 1000] [--rates 25,50]
 
 The stand-ins (``tests/helpers/fakesite.py``, each in a process of its own, one host each) serve the
 corpus's recorded Crossref and OpenAlex answers for the VQF paper (``enrichment/raw/``), each
 paper's copy with its own DOI (``10.5555/bench-N`` in place of ``10.1145/3448016.3452841``), so
-that every paper is asked about once and matched by DOI. Gaps are measured where the stand-in
-received the requests. Not a timed test: it prints figures and verdicts, and asserts nothing.
+that every paper is asked about once and matched by DOI. The stand-in's receiving times are
+shown too, but on a shared 2-core machine its threads wait for a core, so that two requests can be
+logged closer than they were sent: the count per second is the host's view that jitter leaves
+alone. Not a timed test: it prints figures and verdicts, and asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import itertools
 import os
 import sqlite3
@@ -39,7 +43,6 @@ RECORDED = {"crossref": ("front-matter__commonmeta-py__crossref_works_doi_3_incl
 DOI = "10.1145/3448016.3452841"
 PATHS = {"crossref": "/works/10[.]5555/bench-{n}", "openalex": "/works/https://doi[.]org/10[.]5555/bench-{n}"}
 GOAL_FLOOR_RATIO = 1.25  # the run's time at most this times the least the limits allow
-LEEWAY = 0.01  # seconds the stand-in's log may bring two requests closer (as tests/scrapers/test_politeness.py)
 
 
 def pages(papers: int, per_page: int = 100) -> list[PageResult]:
@@ -55,6 +58,12 @@ def pages(papers: int, per_page: int = 100) -> list[PageResult]:
 
 def gaps(times: list[float]) -> float:
     return min(b - a for a, b in itertools.pairwise(sorted(times)))
+
+
+def busiest_second(times: list[float]) -> int:
+    """The most requests the host received within any one second: what a rate limit counts."""
+    ordered = sorted(times)
+    return max(bisect.bisect_right(ordered, start + 1.0) - index for index, start in enumerate(ordered))
 
 
 @dataclass
@@ -116,14 +125,15 @@ def main() -> None:
         first, second = run_once(api, store, args.papers, rates), run_once(api, store, args.papers, rates)
         kept = sqlite3.connect(store).execute("SELECT COUNT(*) FROM enrich_answers").fetchone()[0]
     floor = max(len(first.received[s]) / rates[s] for s in rates)
-    print(f"run 1: {args.papers} papers, {first.enriched} enriched (OpenAlex id and publisher), "
-          f"{first.warnings} warnings, {first.wall:.1f} s")
+    print(f"load average {os.getloadavg()[0]:.1f}; run 1: {args.papers} papers, {first.enriched} enriched "
+          f"(OpenAlex id and publisher), {first.warnings} warnings, {first.wall:.1f} s")
     for service, times in first.received.items():
-        interval = 1 / rates[service]
-        shortest, own = gaps(times), gaps(first.sent[service])
-        print(f"  {service}: {len(times)} requests at {rates[service]:g}/s, interval {interval * 1000:.1f} ms; "
-              f"shortest gap as received {shortest * 1000:.1f} ms, as sent {own * 1000:.1f} ms: "
-              f"{verdict(own >= interval and shortest >= interval - LEEWAY)}")
+        interval, rate = 1 / rates[service], rates[service]
+        own, busiest = gaps(first.sent[service]), busiest_second(times)
+        print(f"  {service}: {len(times)} requests at {rate:g}/s (interval {interval * 1000:.1f} ms): shortest gap as "
+              f"sent {own * 1000:.1f} ms: {verdict(own >= interval)}; most received in one second {busiest} "
+              f"(limit {rate:g}, +1 for the second's edges): {verdict(busiest <= rate + 1)}; shortest gap as "
+              f"received {gaps(times) * 1000:.1f} ms (the stand-in's own scheduling on a shared machine)")
     print(f"  time {first.wall:.1f} s, floor {floor:.1f} s (the requests of the busiest host at its rate): "
           f"{first.wall / floor:.2f}x, goal <= {GOAL_FLOOR_RATIO}x: {verdict(first.wall / floor <= GOAL_FLOOR_RATIO)}")
     requests = sum(len(times) for times in second.received.values())
