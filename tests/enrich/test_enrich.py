@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import jsonschema
 import pytest
 from enrichapi import CONTACT, Api, cache_at, stand_ins
 
@@ -23,6 +24,8 @@ from pubharvest.parsers.records import (
     Publication,
     PublicationIds,
     YearCitations,
+    json_schema,
+    to_builtins,
     to_json,
 )
 
@@ -102,6 +105,7 @@ def test_a_doi_on_the_page_confirmed_and_completed(api: Api) -> None:
     assert profile.ids.orcid == "0000-0001-5576-0320"
     assert [c.ids.orcid for c in profile.coauthors] == ["0000-0003-4890-7413", "0000-0001-7639-530X"]
     assert {p.field for p in profile.provenance} == {"ids.orcid", "coauthors[0].ids.orcid", "coauthors[1].ids.orcid"}
+    jsonschema.validate(to_builtins(page), json_schema())  # the enriched record is one the schema allows
     asked = new_requests(api, before)
     assert [urlsplit(p).path for p in asked] == ["/works/10.1145/3448016.3452841",
                                                  "/works/https://doi.org/10.1145/3448016.3452841"]
@@ -215,3 +219,20 @@ def test_a_second_run_asks_nothing(api: Api, tmp_path: Path) -> None:
     before = api.requests()
     assert run() == first
     assert new_requests(api, before) == []
+
+
+def test_the_cache_keeps_answers_in_the_store(location: Path | str) -> None:
+    """In an SQLite store and in PostgreSQL (when one is configured), as the job's store is."""
+    from pubharvest.enrich import AnswerCache
+
+    cache = AnswerCache.of_store(location)
+    cache.put("crossref", "/works/10.1/a", 200, b'{"message": {}}', "2026-12-04T10:00:00+00:00")
+    cache.put("openalex", "/works/https://doi.org/10.1/a", 404, None, "2026-12-04T10:00:01+00:00")
+    cache.close()
+    again = AnswerCache.of_store(location)
+    try:
+        assert again.get("crossref", "/works/10.1/a") == (200, b'{"message": {}}', "2026-12-04T10:00:00+00:00")
+        assert again.get("openalex", "/works/https://doi.org/10.1/a") == (404, None, "2026-12-04T10:00:01+00:00")
+        assert again.get("crossref", "/works/10.1/b") is None
+    finally:
+        again.close()

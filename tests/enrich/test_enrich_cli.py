@@ -8,6 +8,7 @@ import json
 import socket
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import FIXTURES
 from enrichapi import CONTACT, stand_ins
@@ -15,6 +16,7 @@ from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, records, write_job
 
 from pubharvest.cli import main
+from pubharvest.merge import merged_json_schema
 from pubharvest.parsers.records import Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
 
 ACM = "front-matter__commonmeta-py__crossref_works_doi_3_incl_acm_proceedings.yaml"
@@ -104,6 +106,7 @@ def test_merge_enriched_from_the_stand_ins_then_from_the_store(corpus: Path, tmp
     first = json.loads((tmp_path / "first.json").read_text(encoding="utf-8"))
     assert (tmp_path / "second.json").read_text(encoding="utf-8") == (tmp_path / "first.json").read_text(
         encoding="utf-8")
+    jsonschema.validate(first, merged_json_schema())
     paper, person = first["papers"][0], first["profiles"][0]
     assert paper["ids"]["doi"] == ACM_DOI and paper["ids"]["openalex"] == "W3174427814"
     assert paper["publisher"] == "ACM" and paper["pages"] == "1386-1399"
