@@ -11,7 +11,8 @@ once, in the order of its first listing:
 - a later listing fills what the first lacks; where both say something and differ, text and
   lists keep the fuller value (the longer; the first on a tie), numbers and the type keep the
   first, and a ``listings_disagree`` warning names the paper, the field and both values;
-- groupings, links, flags and cluster ids are collected from every listing.
+- groupings, links, flags and cluster ids are collected from every listing; the provenance of an id
+  comes with the id (``records.Provenance``).
 
 >>> from .records import PageResult, Publication, PublicationIds
 >>> result = PageResult(site="msr", page="publication_list")
@@ -110,6 +111,8 @@ def absorb(first: Publication, other: Publication, result: PageResult, said: set
             if name in _FOLLOWS:
                 setattr(first, _FOLLOWS[name], getattr(other, _FOLLOWS[name]))
     _absorb_ids(first, other.ids, result, said)
+    if other.provenance:
+        _absorb_provenance(first, other)
     if other.type is not None and other.type != first.type:
         first.type = _settle(first.title, "type", first.type, other.type, result, said)
     for name in _COLLECTED:
@@ -132,6 +135,16 @@ def _absorb_ids(first: Publication, other: PublicationIds, result: PageResult, s
                 mine[site] = _settle(first.title, site, mine.get(site), value, result, said)
         else:
             setattr(ids, name, _settle(first.title, name, mine, theirs, result, said))
+
+
+def _absorb_provenance(first: Publication, other: Publication) -> None:
+    """The accounts of ``other``'s ids that ``first`` kept (the same value), where ``first`` has none of its own."""
+    told = {p.field for p in first.provenance if p.accepted}
+    for item in other.provenance:
+        kind = item.field.removeprefix("ids.")
+        if item.accepted and item.field not in told and getattr(first.ids, kind, None) == item.value:
+            first.provenance.append(item)
+            told.add(item.field)
 
 
 def _settle(title: str | None, field: str, mine: Any, theirs: Any, result: PageResult, said: set[str]) -> Any:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing t
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from .identifiers import ids_from_links, ids_from_meta, ids_from_text
 from .listings import check_listings, distinct
 from .page import Document, html_root_streamed, html_selector, utf8_pieces
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
@@ -37,8 +38,6 @@ from .text import (
     absolute_url,
     clean,
     clean_or_none,
-    find_arxiv_id,
-    find_doi,
     find_isbn,
     find_report_number,
     find_year,
@@ -643,8 +642,10 @@ def _publication_page(doc: Document) -> PageResult:
     pub.links = _publication_links(main, url)
     slug = _PUBLICATION.search(url or "")
     pub.ids.msr = slug.group(1) if slug else None
-    hrefs = " ".join(link.url for link in pub.links)
-    pub.ids.arxiv, pub.ids.doi = find_arxiv_id(hrefs), find_doi(hrefs)
+    ids_from_links(pub, result)
+    ids_from_meta(pub, ((meta.attrib["name"], meta.attrib["content"]) for meta in sel.css("meta[name][content]")),
+                  result)
+    ids_from_text(pub, " ".join(main.css(".publication-citation p ::text").getall()), result)  # a venue line's "DOI: …"
     if from_meta:
         result.warn(Warn.meta_fallback, f"the page's markup has no {', '.join(from_meta)}: read from its meta tags "
                                         "(without author links, the external link or month-precise dates)")

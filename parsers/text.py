@@ -4,8 +4,6 @@
 'Deep learning at scale'
 >>> to_int("18.747"), to_int(""), to_int("1,234*")
 (18747, None, 1234)
->>> find_arxiv_id("arXiv preprint arXiv:2201.11990, 2022"), find_arxiv_id("https://arxiv.org/pdf/2312.03687v2.pdf")
-('2201.11990', '2312.03687')
 """
 
 from __future__ import annotations
@@ -22,8 +20,8 @@ if TYPE_CHECKING:
     from pylatexenc.latex2text import LatexNodes2Text
 
 __all__ = [
-    "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date", "find_arxiv_id",
-    "find_doi", "find_isbn", "find_report_number", "strip_braces", "clean_title", "without_cut_mark", "split_names",
+    "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date",
+    "find_isbn", "find_report_number", "strip_braces", "clean_title", "without_cut_mark", "split_names",
     "is_initials",
     "title_key", "absolute_url", "paused_gc",
 ]
@@ -36,9 +34,6 @@ _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x
 _STRAY_SELECTOR = re.compile(r"(?:(?<=\s)|^)[\ufe00-\ufe0f\U000e0100-\U000e01ef]+")
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-_ARXIV = re.compile(r"\barxiv(?:\.org/(?:abs|pdf)/|[:\s/]*(?:abs/)?)"
-                    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
 _REPORT = re.compile(r"\bMSR-TR-\d{4}-\d+\b")
 _NOT_WORD = re.compile(r"[\W_]+")
@@ -132,17 +127,6 @@ def iso_date(year: int | str, month: str | None = None, day: int | str | None = 
         return None
     date = f"{year}-{MONTHS.index(month.lower()) + 1:02d}"
     return f"{date}-{int(day):02d}" if day is not None else date
-
-
-def find_arxiv_id(text: str | None) -> str | None:
-    """The arXiv identifier named in ``text`` (new ``2201.11990`` or old ``hep-th/9901001`` style)."""
-    match = _ARXIV.search(text or "")
-    return match.group(1) if match else None
-
-
-def find_doi(text: str | None) -> str | None:
-    match = _DOI.search(text or "")
-    return match.group(1) if match else None
 
 
 def find_isbn(text: str | None) -> str | None:

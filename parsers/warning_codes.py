@@ -49,6 +49,8 @@ class Warn(Enum):
     profile_unreadable = Meaning("a part of the profile the page shows could not be read: that field is null")
     name_missing = Meaning("the page names no person", lacks_part=True)
     ids_disagree = Meaning("the page's links name different identities for its owner")
+    id_conflict = Meaning("the page gives two values of one kind of id (a DOI, an arXiv id): the first is kept, "
+                          "the other noted")
     affiliation_unparsed = Meaning("an affiliation's place or years could not be read")
     unknown_marker = Meaning("an affiliation carries a kind marker pubharvest does not know")
     coauthors_partial = Meaning("the page shows only the first co-authors; the full list is on its own page")

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from pubharvest.parsers import site_info
+from pubharvest.parsers.identifiers import arxiv_of_doi
 from pubharvest.parsers.records import (
     Ids,
     PageResult,
@@ -358,8 +359,16 @@ def paper_ids(source: SourceRecord) -> dict[str, str]:
 
     >>> paper_ids(SourceRecord(site="msr", ids=PublicationIds(isbn="978-1-4673-8815-3")))
     {'isbn': '9781467388153'}
+
+    arXiv's own DOI names the preprint by its arXiv id, and joins it as one:
+
+    >>> paper_ids(SourceRecord(site="scholar", ids=PublicationIds(doi="10.48550/arXiv.2101.06840")))
+    {'arxiv': '2101.06840', 'doi': '10.48550/arxiv.2101.06840'}
     """
-    return {kind: normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
+    found = {kind: normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
+    if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
+        found = {"arxiv": normalised_id("arxiv", arxiv), **found}
+    return found
 
 
 def _join_by_ids(groups: _Groups, sources: Sequence[SourceRecord], ids: Sequence[dict[str, str]]) -> None:

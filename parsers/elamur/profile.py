@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pubharvest.errors import LayoutChanged
 
+from ..identifiers import give_id, openalex_in_url, orcid_in_url, wikidata_in_url
 from ..numbers import Cells, read_count
 from ..records import Affiliation, Coauthor, Ids, Link, Metrics, PageResult, Profile, Topic, YearWorks
 from ..text import clean
@@ -48,12 +49,13 @@ def read_profile(meta: dict[str, str], url: str, head: Section, kinds: dict[str,
         name=titles[0].text,
         url=url,
         markdown_url=_markdown_url(url),
-        ids=_profile_ids(links, slug, result),
+        ids=Ids(elamur=slug),
         affiliation=_headline_affiliation(meta, titles[0].text, result),
         metrics=_metrics(links, kinds, result),
         links=_profile_links(head, kinds.get("cited_by"), titles[0].text),
         snapshot_date=_snapshot_date(head.text),
     )
+    _give_profile_ids(found, links, result)
     if affiliations_sec := kinds.get("affiliations"):
         found.affiliations = _affiliations(affiliations_sec, result)
         stated = _snapshot_date(affiliations_sec.text)
@@ -95,25 +97,34 @@ def _snapshot_date(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _profile_ids(links: list[tuple[str, list[Run]]], slug: str, result: PageResult) -> Ids:
-    ids = Ids(elamur=slug)
-    openalex: set[str] = set()
+def _give_profile_ids(profile: Profile, links: list[tuple[str, list[Run]]], result: PageResult) -> None:
+    """The ORCID, Wikidata and OpenAlex ids the page's head links, each with the link it was read from. The
+    author's own OpenAlex link (``/A…``) gives their id; the links to their metrics and works (``/authors/A…``,
+    ``works?filter=author.id:A…``) give it when there is none, and must all name the same author."""
+    openalex: dict[str, str] = {}
     for href, _ in links:
-        if m := re.match(r"https://openalex\.org/(?:authors/)?(A\d+)\Z", href):
-            openalex.add(m.group(1))
-            if "/authors/" not in href:
-                ids.openalex = m.group(1)
-        elif m := re.match(r"https://openalex\.org/works\?filter=author\.id:(A\d+)", href):
-            openalex.add(m.group(1))
-        elif m := re.match(r"https://orcid\.org/(\d{4}-\d{4}-\d{4}-\d{3}[\dX])\Z", href):
-            ids.orcid = m.group(1)
-        elif m := re.match(r"https://www\.wikidata\.org/wiki/(Q\d+)\Z", href):
-            ids.wikidata = m.group(1)
+        give_id(profile, "orcid", orcid_in_url(href), "link", href, result)
+        give_id(profile, "wikidata", wikidata_in_url(href), "link", href, result)
+        author = openalex_in_url(href) or _openalex_works_author(href)
+        if author:
+            openalex.setdefault(author, href)
+            if "/authors/" not in href and author == openalex_in_url(href):
+                give_id(profile, "openalex", author, "link", href)  # a disagreement is ids_disagree, below
     if len(openalex) > 1:
         result.warn(Warn.ids_disagree, f"the OpenAlex links name different authors: {', '.join(sorted(openalex))}")
-    if ids.openalex is None and len(openalex) == 1:
-        ids.openalex = openalex.pop()
-    return ids
+    if profile.ids.openalex is None and len(openalex) == 1:
+        author, href = openalex.popitem()
+        give_id(profile, "openalex", author, "link", href, result)
+
+
+def _openalex_works_author(href: str) -> str | None:
+    """The author of an OpenAlex works list filtered by author (``works?filter=author.id:A…``).
+
+    >>> _openalex_works_author("https://openalex.org/works?filter=author.id:A5022644245&sort=cited_by_count:desc")
+    'A5022644245'
+    """
+    match = re.match(r"https://openalex\.org/works\?filter=author\.id:(A\d+)", href)
+    return match.group(1) if match else None
 
 
 def _metric_of_link(href: str) -> str | None:

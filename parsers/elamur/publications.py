@@ -10,10 +10,11 @@ from itertools import chain
 
 from pubharvest.errors import LayoutChanged
 
+from ..identifiers import find_arxiv_id, give_id, ids_from_links
 from ..listings import check_listings, distinct
 from ..numbers import count_in, read_count, read_year
 from ..records import PageResult, Profile, Publication, PublicationIds
-from ..text import clean, clean_or_none, find_arxiv_id, split_names
+from ..text import clean, clean_or_none, split_names
 from ..warning_codes import Warn
 from ._base import Block, Item, Run, Section, all_works_counts, check_count, joined, links_of
 from .kinds import PAPER_PAGE
@@ -187,18 +188,21 @@ def _work(href: str, em: str, authors: str, bold: str, linked: str, tail: str, t
     slug = _paper_slug(href)
     if slug:
         title, venue, arxiv = split_title(clean(bold), titles.get(slug), venues, result)
-        return Publication(title=title, authors=names, authors_truncated=truncated, venue=venue, year=year,
-                           citations=cites, ids=PublicationIds(arxiv=arxiv, elamur=slug), url=href)
+        found = Publication(title=title, authors=names, authors_truncated=truncated, venue=venue, year=year,
+                            citations=cites, ids=PublicationIds(elamur=slug), url=href)
+        give_id(found, "arxiv", arxiv, "text", None, result)
+        return found
     pub = Publication(authors=names, authors_truncated=truncated, year=year, citations=cites, url=href)
     # No page: the bold span holds "[Title ↗](original) arXiv:… · no summary yet".
     linked = clean(linked)
     if not linked.endswith("↗"):
         return None
     pub.title = re.sub(r"\s*↗\Z", "", linked)
+    ids_from_links(pub, result)  # the original's address: arXiv's, a DOI's
     for part in clean(tail).split(" · "):
         part = clean(part)
         if part.startswith("arXiv:"):
-            pub.ids.arxiv = find_arxiv_id(part)
+            give_id(pub, "arxiv", find_arxiv_id(part), "text", None, result)
         elif part and part != "no summary yet":
             pub.venue = part
     return pub

@@ -15,6 +15,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged
 
+from ..identifiers import ids_from_links
 from ..numbers import Cells
 from ..page import Document
 from ..records import Ids, Link, PageResult, Profile, Publication, YearCitations
@@ -93,6 +94,7 @@ def parse_publication(doc: Document) -> PageResult:
     pub.url = doc.url or (f"{SITE.base_url}/citations?view_op=view_citation&hl=en&citation_for_view={pub.ids.scholar}"
                           if pub.ids.scholar else None)
     pub.links = _title_links(heading, parts.get("gsc_oci_title_gg") if not legacy else parts.get("main_sec"))
+    ids_from_links(pub, result)
     _fill_fields(pub, fields, result)
     result.publications = [pub]
     result.profile = _page_owner(parts.get("gsc_sb_ui"), pub.ids.scholar)

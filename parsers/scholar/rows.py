@@ -14,10 +14,11 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..identifiers import find_arxiv_id, give_id
 from ..numbers import Cells
 from ..page import Document, html_root_streamed, utf8_pieces
 from ..records import PageResult, Publication, PublicationIds
-from ..text import absolute_url, clean, clean_title, find_arxiv_id, split_names, without_cut_mark
+from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
 from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
 
@@ -118,6 +119,7 @@ class _RowReader:
         """Every row's authors and venue read from each other's line: most rows show the venue line first."""
         for pub, (first, second) in zip(self.publications, self._lines, strict=True):
             pub.type = pub.ids.arxiv = pub.ids.patent_number = None  # what the wrong venue line made certain
+            pub.provenance = [p for p in pub.provenance if p.method != "venue"]
             set_authors_and_venue(pub, second, first)
         result.warn(Warn.lines_swapped, f"{self._line_order['swapped']} of {len(self.publications)} rows show the "
                                         "venue line (div.gs_gray) above the authors line: authors and venue were "
@@ -409,7 +411,7 @@ def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) 
 def classify_venue(pub: Publication) -> None:
     venue = pub.venue or ""
     if "arxiv" in venue.lower():
-        pub.ids.arxiv = find_arxiv_id(venue)
+        give_id(pub, "arxiv", find_arxiv_id(venue), "venue", None)
         if pub.ids.arxiv and venue.lower().startswith("arxiv"):
             pub.type = "article"
     patent = _PATENT.match(venue) if "Patent" in venue else None

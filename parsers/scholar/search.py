@@ -10,6 +10,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
+from ..identifiers import ids_from_links
 from ..numbers import count_in, read_count
 from ..page import Document
 from ..records import Author, Ids, Link, Metrics, PageResult, Profile, Publication, SearchInfo
@@ -71,6 +72,8 @@ def parse_search(doc: Document) -> PageResult:
                            for block, (parts, _) in zip(blocks, parsed, strict=True)]
     result.profiles = [_profile_stub(h4, origin) for block in others for h4 in block.iter("h4")
                        if "gs_rt2" in class_names(h4)]
+    for pub in result.publications:
+        ids_from_links(pub, result)
     result.search = _search_info(doc, root, origin, listing, has_results=bool(blocks))
     _check_search_results(doc, blocks, others, parsed, result)
     _check_cut(doc, result, len(blocks), ('id="gs_ftr"', 'id="gs_res_ccl_bot"'))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import msgspec
 
+from pubharvest.parsers.identifiers import normal_arxiv
 from pubharvest.parsers.text import title_key
 
 from ..bibtex import bibtex_entry, field_text
@@ -34,7 +35,6 @@ from .matching import EntryFacts, entry_id, match_entries
 COUNT_FIELD = "pubharvest_citations"
 # the fields pubharvest fills when an entry lacks them, in the order they are added
 ID_FIELDS = ("google_scholar_id", "doi", "eprint", "archiveprefix")
-_ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$", re.I)
 _PUBID = re.compile(r"[\w-]+", re.A)  # written as it is (al-folio looks it up verbatim), never escaped
 _TAG = re.compile(r"<[^>]*>")
 
@@ -132,7 +132,7 @@ def arxiv_of(doc: BibDocument, entry: Entry) -> str | None:
     """The entry's arXiv id: al-folio's ``arxiv`` field, or an ``eprint`` that is one."""
     for name in ("arxiv", "eprint"):
         value = (doc.literal(entry.field(name)) or "").strip()
-        if _ARXIV_ID.match(value):
+        if normal_arxiv(value.removeprefix("arXiv:").removeprefix("arxiv:")):
             return value
     return None
 

@@ -9,9 +9,9 @@ two entries claim equally goes to neither (the summary lists them as unmatched).
 
 >>> from pubharvest.merge import Paper
 >>> from pubharvest.parsers.records import PublicationIds
->>> papers = [Paper(key="a", title="Deep Nets", year=2020, sources=[], ids=PublicationIds(doi="10.1/X")),
+>>> papers = [Paper(key="a", title="Deep Nets", year=2020, sources=[], ids=PublicationIds(doi="10.1145/X")),
 ...           Paper(key="b", title="Shallow nets", year=2019, sources=[])]
->>> entries = [EntryFacts(ids={"doi": "https://doi.org/10.1/x"}), EntryFacts(title="{Shallow} Nets", year=2020),
+>>> entries = [EntryFacts(ids={"doi": "https://doi.org/10.1145/x"}), EntryFacts(title="{Shallow} Nets", year=2020),
 ...            EntryFacts(title="Shallow nets", year=2016)]
 >>> [paper.key if paper else None for paper in match_entries(entries, papers)]
 ['a', 'b', None]
@@ -19,19 +19,16 @@ two entries claim equally goes to neither (the summary lists them as unmatched).
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from pubharvest.parsers.identifiers import arxiv_in_url, find_arxiv_id, normal_arxiv, normal_doi
 from pubharvest.parsers.text import title_key
 
 from ..merge import MAX_TITLE_YEAR_GAP, Paper, normalised_id
 
 ID_KINDS = ("doi", "arxiv", "scholar")
-_DOI_PREFIX = re.compile(r"^\s*(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
-_ARXIV_PREFIX = re.compile(r"^\s*(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.I)
-_ARXIV_VERSION = re.compile(r"v\d+$", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,18 +54,22 @@ def match_entries(entries: Sequence[EntryFacts], papers: Sequence[Paper]) -> lis
 
 
 def entry_id(kind: str, value: str) -> str:
-    """An entry's ``value`` of id ``kind`` spelt as the papers' are indexed (``paper_id``).
+    """An entry's ``value`` of id ``kind`` spelt as the papers' are indexed (``paper_id``): a DOI or arXiv id
+    as ``parsers.identifiers`` reads one (a resolver's or arXiv's address, a ``doi:`` or ``arXiv:`` prefix, a
+    version), else as written.
 
-    >>> entry_id("doi", "https://doi.org/10.48550/ARXIV.1"), entry_id("arxiv", "arXiv:2101.00001v3")
-    ('10.48550/arxiv.1', '2101.00001')
+    >>> entry_id("doi", "https://doi.org/10.48550/ARXIV.2101.00001"), entry_id("arxiv", "arXiv:2101.00001v3")
+    ('10.48550/arxiv.2101.00001', '2101.00001')
+    >>> entry_id("arxiv", "https://arxiv.org/pdf/hep-th/9901001v2.pdf"), entry_id("doi", "see the paper")
+    ('hep-th/9901001', 'see the paper')
     >>> entry_id("scholar", "abcD:u5HHmVD_uO8C"), entry_id("scholar", "u5HHmVD_uO8C")
     ('u5HHmVD_uO8C', 'u5HHmVD_uO8C')
     """
     value = value.strip()
     if kind == "doi":
-        value = _DOI_PREFIX.sub("", value)
+        value = normal_doi(value) or value
     elif kind == "arxiv":
-        value = _ARXIV_VERSION.sub("", _ARXIV_PREFIX.sub("", value))
+        value = normal_arxiv(value) or arxiv_in_url(value) or find_arxiv_id(value) or value
     elif kind == "scholar":
         value = value.rsplit(":", 1)[-1]  # al-folio keeps the PUBID alone; a paper's id is UID:PUBID
     return normalised_id(kind, value)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pubharvest.parsers.identifiers import arxiv_in_url, doi_in_url
+
 from ..errors import BadTarget
 from ..merge import Paper
 from . import FileChange, SyncOptions, SyncPlan
@@ -28,9 +30,6 @@ from .bib import addable
 from .frontmatter import FENCE, FrontMatter, yaml_scalar
 from .matching import EntryFacts, entry_id, match_entries
 
-# a DOI or an arXiv id in a link a page holds (``paperurl``, ``url_pdf``, ``links``)
-_DOI_URL = re.compile(r"https?://(?:dx\.)?doi\.org/(10\.\S+)", re.I)
-_ARXIV_URL = re.compile(r"https?://arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#]|$)", re.I)
 _YEAR = re.compile(r"(\d{4})(?!\d)")
 
 # the key that holds a paper's Scholar id (al-folio's name for it in a .bib): the id that tells apart
@@ -74,15 +73,16 @@ def read_page(path: Path, root: Path) -> Page:
 
 
 def page_facts(values: dict[str, Any], link_keys: Iterable[str]) -> EntryFacts:
-    """What matching reads of a page: its DOI (bare or as a doi.org link), an arXiv id from its
-    links, its title and the year of its date."""
+    """What matching reads of a page: its DOI (bare, else the one a link names: a resolver's or a publisher's
+    address, ``parsers.identifiers.doi_in_url``), an arXiv id from its links (``paperurl``, ``url_pdf``,
+    ``links``), its title and the year of its date."""
     ids = {kind: value.strip() for kind, key in (("doi", "doi"), ("scholar", SCHOLAR_KEY))
            if isinstance(value := values.get(key), str) and value.strip()}
     for url in _page_urls(values, link_keys):
-        if "doi" not in ids and (match := _DOI_URL.match(url)):
-            ids["doi"] = match[1]
-        if "arxiv" not in ids and (match := _ARXIV_URL.match(url)):
-            ids["arxiv"] = match[1]
+        if "doi" not in ids and (doi := doi_in_url(url)):
+            ids["doi"] = doi
+        if "arxiv" not in ids and (arxiv := arxiv_in_url(url)):
+            ids["arxiv"] = arxiv
     title = values.get("title")
     return EntryFacts(ids=ids, title=str(title) if title is not None else None, year=page_year(values.get("date")))
 
@@ -199,8 +199,8 @@ def id_conflicts(shown: str, values: dict[str, Any], paper: Paper) -> list[str]:
     (a DOI and a Scholar id, as matching spells them): the page keeps its value.
 
     >>> from pubharvest.parsers.records import PublicationIds
-    >>> paper = Paper(key="k", ids=PublicationIds(doi="10.1/A", scholar="U:P"), sources=[])
-    >>> id_conflicts("p.md", {"doi": "https://doi.org/10.1/a", "google_scholar_id": "Q"}, paper)
+    >>> paper = Paper(key="k", ids=PublicationIds(doi="10.1145/A", scholar="U:P"), sources=[])
+    >>> id_conflicts("p.md", {"doi": "https://doi.org/10.1145/a", "google_scholar_id": "Q"}, paper)
     ['p.md: google_scholar_id: kept Q, the records say U:P']
     """
     found = []

@@ -386,3 +386,25 @@ def elamur_reordered(page: str) -> str:
         return page
     parts = [page[start:end] for start, end in pairwise(starts)]
     return page[:starts[0]] + "".join(reversed(parts)) + page[starts[-1]:]
+
+
+def doi_address_variants(page: str) -> Iterator[tuple[str, str]]:
+    """``(label, variant)``: ``page`` with its links to a publisher's ``/doi/`` page written as other
+    addresses of the same paper: the resolver's, an older resolver over http, another view of the
+    publisher's, a tracking query after it, the DOI in capitals. Each names the same DOIs.
+
+    >>> page = '<a href="https://www.tandfonline.com/doi/abs/10.1577/ab.c">T</a>'
+    >>> for _, variant in doi_address_variants(page): print(re.search('href="([^"]*)"', variant).group(1))
+    https://doi.org/10.1577/ab.c
+    http://dx.doi.org/10.1577/ab.c
+    https://www.tandfonline.com/doi/full/10.1577/ab.c
+    https://www.tandfonline.com/doi/abs/10.1577/ab.c?src=recsys&amp;journalCode=x
+    https://www.tandfonline.com/doi/abs/10.1577/AB.C
+    """
+    link = r'(href=")https?://[\w.-]+/doi/(?:abs/|full/|pdf/|epdf/)?(10\.[^"]+)"'
+    yield "the resolver's address", re.sub(link, r'\1https://doi.org/\2"', page)
+    yield "an old resolver over http", re.sub(link, r'\1http://dx.doi.org/\2"', page)
+    yield "another view", re.sub(r'(href="[^"]*)/doi/abs/', r"\1/doi/full/", page)
+    yield "a tracking query", re.sub(r'(href="[^"?]*/doi/[^"?]*)"', r'\1?src=recsys&amp;journalCode=x"', page)
+    yield "the DOI in capitals", re.sub(r'(href="[^"]*/doi/(?:abs/|full/|pdf/)?)(10\.[^"]+)"',
+                                       lambda m: m.group(1) + m.group(2).upper() + '"', page)

@@ -308,3 +308,16 @@ def test_merge_keeps_the_latest_record_per_source_and_gives_the_latest_count_bes
     assert (paper.citations_max, paper.citations_latest) == (60, 50)
     assert [len(p.sources) for p in result.profiles] == [1, 1]
     assert result.profiles[0].sources[0].run == "2024-05-08T00:00:00Z"
+
+
+def test_arxivs_own_doi_joins_the_preprint_by_its_arxiv_id() -> None:
+    # A record that names the preprint by arXiv's DOI (as Crossref, OpenAlex or DataCite give it) and a Scholar
+    # row that names it by the arXiv id of its venue are one paper, whatever their titles.
+    doi = PageResult(site="msr", page="publication", publications=[Publication(
+        title="ZeRO-Offload", year=2021, ids=PublicationIds(doi="10.48550/arxiv.2101.06840"))])
+    row = PageResult(site="scholar", page="rows", publications=[Publication(
+        title="Democratizing billion-scale model training", year=2021, venue="arXiv preprint arXiv:2101.06840",
+        ids=PublicationIds(arxiv="2101.06840"))])
+    [paper] = merge([("a", doi), ("b", row)]).papers
+    assert [m.reason for m in paper.matched_by] == ["arxiv"]
+    assert (paper.ids.doi, paper.ids.arxiv) == ("10.48550/arxiv.2101.06840", "2101.06840")
