@@ -16,10 +16,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 from pubharvest.names import split_name
+from pubharvest.parsers.identifiers import normal_doi, orcid_in_url
 from pubharvest.parsers.records import Publication
 
 from .verify import Claim
-from .work import Work, doi_path, first_year, plain_doi
+from .work import Work, doi_path, first_year
 
 NAME = "crossref"
 _MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")  # JATS and HTML tags Crossref keeps in titles (<i>, <scp>, <sub>)
@@ -67,21 +68,9 @@ def work(item: dict[str, Any]) -> Work:
     return Work(
         claim=Claim(title=first_text(item.get("title")), first_author=_name(first), year=year, kind=item.get("type"),
                     subtitle=first_text(item.get("subtitle"))),
-        doi=plain_doi(item.get("DOI")), values=values,
-        authors=[(named, plain_orcid(a.get("ORCID"))) for a in authors if (named := _name(a))],
+        doi=normal_doi(item.get("DOI")), values=values,
+        authors=[(named, orcid_in_url(a.get("ORCID"))) for a in authors if (named := _name(a))],
     )
-
-
-def plain_orcid(value: object) -> str | None:
-    """An ORCID id without its ``https://orcid.org/``.
-
-    >>> plain_orcid("https://orcid.org/0000-0001-5576-0320"), plain_orcid(None)
-    ('0000-0001-5576-0320', None)
-    """
-    if not isinstance(value, str):
-        return None
-    tail = value.rstrip("/").rpartition("/")[2].upper()
-    return tail if len(tail) == 19 and tail[4] == tail[9] == tail[14] == "-" else None
 
 
 def _issued(item: dict[str, Any]) -> tuple[int | None, str | None]:

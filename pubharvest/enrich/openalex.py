@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from pubharvest.parsers.identifiers import normal_doi, orcid_in_url
 from pubharvest.parsers.records import CitedBy, OpenAccess, Publication, YearCitations
 
-from .crossref import first_text, plain_orcid
+from .crossref import first_text
 from .verify import Claim
-from .work import Work, doi_path, plain_doi
+from .work import Work, doi_path
 
 NAME = "openalex"
 WINDOW = 10  # years that counts_by_year covers
@@ -62,12 +63,12 @@ def work(item: dict[str, Any], date: str | None) -> Work:
     return Work(
         claim=Claim(title=first_text(item.get("title") or item.get("display_name")), first_author=_name(first),
                     year=year, kind=kind),
-        doi=plain_doi(item.get("doi")), openalex=str(item["id"]).rpartition("/")[2], values=values,
+        doi=normal_doi(item.get("doi")), openalex=str(item["id"]).rpartition("/")[2], values=values,
         open_access=OpenAccess(is_oa=bool(oa.get("is_oa")), status=oa.get("oa_status"), url=oa.get("oa_url"))
         if isinstance(oa, dict) else None,
         cited_by=CitedBy(source=NAME, citations=cited if isinstance(cited, int) and cited >= 0 else None,
                          by_year=[YearCitations(year=y, citations=n) for y, n in by_year(counts, year)], date=date),
-        authors=[(name, plain_orcid((a.get("author") or {}).get("orcid"))) for a in authorships if (name := _name(a))],
+        authors=[(name, orcid_in_url((a.get("author") or {}).get("orcid"))) for a in authorships if (name := _name(a))],
     )
 
 

@@ -18,6 +18,7 @@ import httpx
 import msgspec
 
 from pubharvest.names import name_key
+from pubharvest.parsers.identifiers import normal_doi
 from pubharvest.parsers.records import Ids, PageResult, Provenance, Publication
 from pubharvest.parsers.warning_codes import Warn
 from pubharvest.scrapers.engine import Event
@@ -26,7 +27,7 @@ from . import crossref, openalex
 from .client import Answer, Asker, EnrichFailed, user_agent
 from .options import EnrichOptions
 from .verify import Verdict, judge
-from .work import Work, page_claim, plain_doi
+from .work import Work, page_claim
 
 MODULES: dict[str, ModuleType] = {"crossref": crossref, "openalex": openalex}
 
@@ -108,7 +109,7 @@ async def enrich_with(asker: Asker, results: Sequence[PageResult]) -> Stats:
 
 async def enrich_paper(asker: Asker, result: PageResult, pub: Publication, seen: Sightings, stats: Stats) -> None:
     """Ask each service about ``pub`` in turn; OpenAlex is asked by the DOI Crossref matched, if any."""
-    doi = plain_doi(pub.ids.doi)
+    doi = normal_doi(pub.ids.doi)
     for service in asker.options.services:
         try:
             found = await find(asker.ask, service, result, pub, doi, asker.options.rows, stats)
@@ -184,7 +185,7 @@ def take(result: PageResult, pub: Publication, found: Found) -> None:
     that the work contradicts is kept, with ``enrich_differs``."""
     work = found.work
     if work.doi:
-        _take_id(result, pub, found, "doi", work.doi, plain_doi(pub.ids.doi))
+        _take_id(result, pub, found, "doi", work.doi, normal_doi(pub.ids.doi))
     if work.openalex:
         _take_id(result, pub, found, "openalex", work.openalex, pub.ids.openalex)
     for name, value in work.values.items():

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -11,8 +10,6 @@ from pubharvest.citable import csl_type
 from pubharvest.parsers.records import CitedBy, OpenAccess, Publication
 
 from .verify import Claim
-
-_DOI = re.compile(r"10\.[0-9]{4,9}/\S+")
 
 
 @dataclass
@@ -31,17 +28,6 @@ def page_claim(pub: Publication) -> Claim:
     """What the page says of a paper, as verification compares it."""
     return Claim(title=pub.title, first_author=pub.authors[0] if pub.authors else None, year=pub.year,
                  kind=csl_type(pub), title_cut=pub.title_truncated)
-
-
-def plain_doi(value: str | None) -> str | None:
-    """A DOI as the records hold it: ``10.`` and the rest, without ``https://doi.org/``, lower case
-    (DOIs are case-insensitive), or None for what is no DOI.
-
-    >>> plain_doi("https://doi.org/10.1145/3448016.3452841"), plain_doi("10.1371/JOURNAL.PONE.0033693")
-    ('10.1145/3448016.3452841', '10.1371/journal.pone.0033693')
-    """
-    match = _DOI.search(value or "")
-    return match.group(0).lower() if match else None
 
 
 def doi_path(doi: str) -> str:
