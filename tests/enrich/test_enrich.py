@@ -236,3 +236,28 @@ def test_the_cache_keeps_answers_in_the_store(location: Path | str) -> None:
         assert again.get("crossref", "/works/10.1/b") is None
     finally:
         again.close()
+
+
+@pytest.mark.parametrize(("file", "expected", "total"), [
+    # 10.1101/097196 (2016): counts 2017-2021 only, updated 2026-07-22: 2016 and 2022-2026 are zeros; 21 in all
+    ("front-matter__commonmeta-py__openalex_works_doi_biorxiv_preprint.yaml",
+     [(2016, 0), (2017, 5), (2018, 5), (2019, 4), (2020, 3), (2021, 4), (2022, 0), (2023, 0), (2024, 0), (2025, 0),
+      (2026, 0)], 21),
+    # 10.14264/3e10f66 (2022): never cited, updated 2026-03-25
+    ("front-matter__commonmeta-py__openalex_works_doi_dissertation.yaml",
+     [(2022, 0), (2023, 0), (2024, 0), (2025, 0), (2026, 0)], 0),
+    # 10.1371/journal.pone.0000030 (2006): counted from 2012 on, each year given; of its 85 citations, the 19
+    # before 2012 are in no year, and no year before 2012 is made up
+    ("front-matter__commonmeta-py__openalex_works_doi_plos_article.yaml",
+     [(2012, 3), (2013, 6), (2014, 6), (2015, 5), (2016, 5), (2017, 3), (2018, 10), (2019, 6), (2020, 2), (2021, 3),
+      (2022, 3), (2023, 3), (2024, 5), (2025, 4), (2026, 2)], 85),
+])
+def test_counts_by_year_with_the_years_without_citations(corpus: Path, file: str, expected: list, total: int) -> None:
+    from recorded import RAW, json_body
+
+    from pubharvest.enrich import openalex
+
+    cited = openalex.works(json_body(corpus / RAW / file), "doi")[0].cited_by
+    assert cited is not None
+    assert [(y.year, y.citations) for y in cited.by_year] == expected
+    assert cited.citations == total
