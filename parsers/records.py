@@ -31,7 +31,8 @@ from .warning_codes import Warn, codes
 
 __all__ = [
     "Ids", "Affiliation", "Topic", "Metrics", "YearCitations", "YearWorks", "PublicAccess", "Coauthor", "Link",
-    "Profile", "PublicationIds", "Provenance", "SearchInfo", "Facets", "Author", "Publication", "PageWarning", "Source",
+    "Profile", "PublicationIds", "OpenAccess", "CitedBy", "Provenance", "SearchInfo", "Facets", "Author",
+    "Publication", "PageWarning", "Source",
     "PageResult", "PageKind", "Count", "Year", "IsoDate", "Orcid", "Doi", "MAX_COUNT", "YEARS", "DATE_PATTERN",
     "registered_sites", "own_id", "set_own_id", "id_value", "id_values", "string_kinds",
     "to_builtins", "to_json", "from_json", "json_schema",
@@ -211,6 +212,26 @@ class PublicationIds(_Record):
     msr: str | None = None
     elamur: str | None = None
     other: dict[str, str] = {}  # ids on registered sites that have no field of their own, by site name
+    openalex: str | None = None  # the OpenAlex work id (``W`` and digits), from OpenAlex (``--enrich``)
+
+
+class OpenAccess(_Record):
+    """Whether a paper can be read free, as a service says (OpenAlex's ``open_access``): ``status`` is its
+    word for how (``gold``, ``green``, ``hybrid``, ``bronze``, ``diamond``, ``closed``), ``url`` where."""
+
+    is_oa: bool
+    status: str | None = None
+    url: str | None = None
+
+
+class CitedBy(_Record):
+    """How many works a service counts citing a paper, in all and per year (every year from the paper's
+    to the service's latest, a year with none as 0), and the day it answered."""
+
+    source: str
+    citations: Count | None = None
+    by_year: list[YearCitations] = []
+    date: IsoDate | None = None
 
 
 class Facets(_Record):
@@ -261,6 +282,9 @@ class Publication(_Record):
     pages: str | None = None
     patent_office: str | None = None
     provenance: list[Provenance] = []  # where the paper's ids and other found values came from (``Provenance``)
+    # what a service asked with ``--enrich`` says (each with its ``provenance``); the page's own count is ``citations``
+    open_access: OpenAccess | None = None
+    cited_by: list[CitedBy] = []
 
 
 class PageWarning(_Record):
@@ -393,7 +417,7 @@ def string_kinds(ids_type: type[Ids] | type[PublicationIds]) -> tuple[str, ...]:
     the merge and the tables read from a record's ``ids``.
 
     >>> string_kinds(PublicationIds)
-    ('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur')
+    ('scholar', 'arxiv', 'doi', 'isbn', 'report_number', 'patent_number', 'msr', 'elamur', 'openalex')
     """
     fields = tuple(f.name for f in msgspec.structs.fields(ids_type) if _unannotated(f.type) == (str | None))
     return fields + tuple(site for site in registered_sites() if site not in ids_type.__struct_fields__)

@@ -94,6 +94,11 @@ class Warn(Enum):
     # records read back (``merge``, ``report``)
     lone_surrogate = Meaning("a record file held lone UTF-16 surrogates (an escaped \\ud800, half a character): "
                              "each was read as U+FFFD")
+    # enrichment (``--enrich``: docs/enrich.md)
+    enrich_failed = Meaning("a service gave no usable answer about a paper (no JSON, too large, an error): the "
+                            "page's values stay")
+    enrich_differs = Meaning("a service's matched work says otherwise than the page (DOI, year, ORCID): the page's "
+                             "value stays")
 
 
 def codes() -> list[str]:

@@ -436,6 +436,7 @@ def _names(columns: Iterable[Column]) -> list[str]:
 
 
 _LATER = frozenset({"title_truncated"})  # bibliographic columns added after the historic CSVs
+_LATER_IDS = frozenset({"openalex"})  # id columns added after them (the OpenAlex work id of --enrich)
 
 
 def _historic_bibliographic() -> list[str]:
@@ -445,7 +446,8 @@ def _historic_bibliographic() -> list[str]:
 def _historic_publications() -> list[str]:
     """The columns the publications CSV had before it gave the whole table, in their order."""
     return ["site", "page", "profile_name", *_historic_bibliographic(), "citations",
-            *_names(_string_id_columns(PublicationIds)), "url", "publisher", "flags", "profile_id", "page_url"]
+            *(name for name in _names(_string_id_columns(PublicationIds)) if name not in _LATER_IDS), "url",
+            "publisher", "flags", "profile_id", "page_url"]
 
 
 def _historic_papers() -> list[str]:
@@ -453,7 +455,8 @@ def _historic_papers() -> list[str]:
     the identifiers without a site's own."""
     sites = registered_sites()
     return ["key", *_historic_bibliographic(), "citations_max", *_names(_site_count_columns()), "sites", "matched_by",
-            *(kind for kind in string_kinds(PublicationIds) if kind not in sites), "url", "publisher"]
+            *(kind for kind in string_kinds(PublicationIds) if kind not in sites and kind not in _LATER_IDS), "url",
+            "publisher"]
 
 
 # What ``--columns`` names: every column of the table (``all``, the default), or ``historic``: the
@@ -467,7 +470,7 @@ def selected(name: str, column_set: str = "all") -> list[Column]:
     """The columns of table ``name`` (of ``TABLES``) that ``column_set`` (of ``COLUMN_SETS``) names, in its order.
 
     >>> len(selected("publications")), len(selected("publications", "historic")), len(selected("papers", "historic"))
-    (32, 25, 22)
+    (33, 25, 22)
     >>> _names(selected("coauthors", "historic")) == _names(selected("coauthors"))
     True
     """

@@ -38,6 +38,15 @@ class SiteSpec(_Spec):
     rate: float | None = None  # requests per second for this site's host, overriding the job's
 
 
+class EnrichSpec(_Spec):
+    """``[enrich]``: ask Crossref and OpenAlex about each record's papers as its target ends (docs/enrich.md)."""
+
+    services: list[str] = msgspec.field(default_factory=lambda: ["crossref", "openalex"])
+    crossref_url: str | None = None  # a mirror or test server (else PUBHARVEST_CROSSREF_URL, else Crossref's)
+    openalex_url: str | None = None
+    cache: str | None = None  # the store keeping the answers: default the job's store, else pubharvest.sqlite
+
+
 class TargetSpec(_Spec):
     site: str | None = None
     id: str | None = None
@@ -71,6 +80,7 @@ class JobSpec(_Spec):
     coauthors: bool = False  # fetch the full co-author list (Scholar: beyond the sidebar's 20)
     sites: dict[str, SiteSpec] = {}
     targets: list[TargetSpec] = []
+    enrich: EnrichSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,9 @@ class Job:
     warc: Path | None = None
     journal: Path | None = None
     complete: sites.Completion = sites.Completion()  # the pages that complete a profile (off by default)
+    contact: str | None = None
+    enrich: EnrichSpec | None = None  # ``[enrich]``: off by default (the command line may add it)
+    enrich_cache: Path | str | None = None  # the store its answers are kept in (with ``enrich``)
 
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
@@ -200,10 +213,14 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
     for site, url in base_urls.items():
         if not re.match(r"https?://[^/]+", url):
             raise JobError(f"[sites.{site}] base_url must be an http(s) URL, not {url!r}")
+    store = store_location(root, spec.store)
+    enrich = spec.enrich
     return Job(name=name, targets=targets, fetch=fetch, base_urls=base_urls,
-               output=_path(root, spec.output), store=store_location(root, spec.store), warc=_path(root, spec.warc),
+               output=_path(root, spec.output), store=store, warc=_path(root, spec.warc),
                journal=_path(root, spec.journal) or root / f"{name}.journal",
-               complete=sites.Completion(details=spec.details, coauthors=spec.coauthors))
+               complete=sites.Completion(details=spec.details, coauthors=spec.coauthors), contact=spec.contact,
+               enrich=enrich, enrich_cache=store_location(root, enrich.cache) if enrich and enrich.cache else
+               store or root / DEFAULT_STORE)
 
 
 def user_agent(spec: JobSpec, name: str) -> str:

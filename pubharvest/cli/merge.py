@@ -10,7 +10,7 @@ from ..inputs import input_error, iter_inputs, read_results
 from ..merge import merge
 from ..output import MERGED_WRITERS, open_output
 from ..tables import CLI_TABLES, MERGED_TABLES, table_writers
-from .options import add_input_options
+from .options import add_enrich_options, add_input_options, enrich_pages
 from .reading import Tally
 
 if TYPE_CHECKING:
@@ -28,12 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "(or of --table); bibtex, csl-json, ris: one entry per paper; orcid: a JSON array of "
                               "ORCID v3.0 works; parquet: one file per "
                               "table, the pages' and the merge's, into the folder -o", "papers")
+    add_enrich_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     tally.require_some()
+    enrich_pages(args, pages, tally)
     if not pages:  # every input failed: an empty merge would replace what -o holds
         return tally.exit_code()
     if args.format == "parquet":

@@ -7,12 +7,23 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import MAX_INPUT_BYTES, MissingDependency
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pubharvest.parsers.records import PageResult
+
+    from .reading import Tally
 
 FORMATS = ("json", "jsonl", "csv", "bibtex", "csl-json", "ris", "orcid", "parquet")
 # The formats of one entry per paper: what ``store export --citations`` (a table of counts) cannot be
 CITATION_FORMATS = ("bibtex", "csl-json", "ris", "orcid")
+# where --enrich keeps its answers: the store a job file writes by default (``scrapers.job.DEFAULT_STORE``, not
+# imported here: importing the scrapers costs every command a tenth of a second)
+DEFAULT_CACHE = "pubharvest.sqlite"
 # Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
 # printed: the titles live in the site modules, and importing them all would slow every command's start.
 SITE_TITLES, SITE_NAMES = "{site_titles}", "{site_names}"
@@ -87,7 +98,61 @@ def byte_size(text: str) -> int:
 def usage_error(args: argparse.Namespace) -> str | None:
     """What is wrong with the output options of ``args``, in one line, or None: checked before any
     command runs, so that a misused option costs no input read."""
-    return table_misuse(args) or missing_for(getattr(args, "format", None))
+    return table_misuse(args) or missing_for(getattr(args, "format", None)) or enrich_misuse(args)
+
+
+def add_enrich_options(command: argparse.ArgumentParser, job: bool = False) -> None:
+    """``--enrich SERVICES`` (with ``--contact`` and ``--enrich-cache``): what ``parse``, ``merge``, ``sync``
+    and ``scrape`` share to ask Crossref and OpenAlex about the papers (docs/enrich.md). Off unless given:
+    without it, nothing is asked of anyone. For a job (``job``), the contact and the store are the job's."""
+    command.add_argument("--enrich", metavar="SERVICES",
+                         help="ask crossref and/or openalex (comma-separated) for DOIs, OpenAlex ids, open access, "
+                              "citations per year and authors' ORCID ids; each value keeps its provenance "
+                              "(docs/enrich.md). Off by default: nothing is asked without it")
+    if not job:
+        command.add_argument("--contact", metavar="EMAIL",
+                             help="with --enrich: the e-mail the services may reach you at (their polite pools); "
+                                  "default: PUBHARVEST_CONTACT")
+    command.add_argument("--enrich-cache", metavar="STORE", default=None if job else DEFAULT_CACHE,
+                         help="with --enrich: the store (an SQLite file or a postgresql:// URL) whose enrich_answers "
+                              "table keeps the answers, so that a second run asks nothing it knows (default: "
+                              + ("the job's store, else " if job else "") + f"{DEFAULT_CACHE})")
+
+
+def enrich_misuse(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--enrich`` and its contact, in one line, or None; the options are kept in
+    ``args.enrich_options``."""
+    services = getattr(args, "enrich", None)
+    if not services or args.command == "scrape":  # a job's contact is in its file: checked with the job
+        return None
+    from ..enrich import enrich_options  # only with --enrich
+    from ..errors import JobError
+
+    try:
+        args.enrich_options = enrich_options(services, getattr(args, "contact", None))
+    except JobError as error:
+        return error.message
+    return None
+
+
+def enrich_pages(args: argparse.Namespace, pages: Sequence[tuple[str, PageResult]], tally: Tally) -> None:
+    """With ``--enrich``: the pages' papers completed from the services (in place), each warning that adds
+    told as a page's are; without it, nothing."""
+    options = getattr(args, "enrich_options", None)
+    if options is None:
+        return
+    from dataclasses import replace
+
+    from ..enrich import AnswerCache, enrich
+
+    before = [len(result.warnings) for _, result in pages]
+    cache = AnswerCache.of_store(args.enrich_cache)
+    try:
+        enrich([result for _, result in pages], replace(options, cache=cache))
+    finally:
+        cache.close()
+    for (name, result), told in zip(pages, before, strict=True):
+        tally.told(name, result.warnings[told:])
 
 
 def table_misuse(args: argparse.Namespace) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 from pubharvest import parsers
 
 from ..output import WRITERS, open_output
-from .options import add_input_options
+from .options import add_enrich_options, add_input_options, enrich_pages
 from .reading import Collected, Tally, parse_archives, read_each
 
 
@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "csv: one row per publication (or of --table); bibtex, csl-json, ris: one entry per "
                               "publication; orcid: a JSON array of ORCID v3.0 works; parquet: one file per table "
                               "into the folder -o")
+    add_enrich_options(parser)
 
 
 class _NothingParsed(Exception):
@@ -62,10 +63,19 @@ def writers(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def parse_into(args: argparse.Namespace, out: Any, tally: Tally) -> None:
-    """Parse every input of ``args``, writing each page result to ``out``; archives last."""
+    """Parse every input of ``args``, writing each page result to ``out``; archives last. With ``--enrich``
+    the results are kept until every input is read, and enriched together (one pace per service)."""
     archives: list[str] = []
+    pages = Collected() if getattr(args, "enrich_options", None) is not None else None
     for name, result in read_each(args, tally, archives, parsers.parse):
-        out.write(result)
         tally.warned(name, result)
+        if pages is None:
+            out.write(result)
+        else:
+            pages.append((name, result))
     if archives:
-        parse_archives(archives, out, tally)
+        parse_archives(archives, out if pages is None else pages, tally)
+    if pages is not None:
+        enrich_pages(args, pages, tally)
+        for _, result in pages:
+            out.write(result)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from pubharvest.parsers import ParseError, Unrecognised
-from pubharvest.parsers.records import PageResult
+from pubharvest.parsers.records import PageResult, PageWarning
 
 from ..errors import BadRecords, ExitCode, NoPages, PubharvestError, TooDeep, Unreadable
 from ..inputs import input_error, iter_inputs, read_results
@@ -41,9 +41,13 @@ class Tally:
     def warned(self, name: str, result: PageResult) -> None:
         """``path: warning: code: message``, one line per warning of ``result`` (every result read is told here)."""
         self.results += 1
-        for line in warning_lines(name, result):
+        self.told(name, result.warnings)
+
+    def told(self, name: str, warnings: list[PageWarning]) -> None:
+        """One line per warning, each counted: those of a page read, or those enrichment added to it."""
+        for warning in warnings:
             self.warnings += 1
-            print(line, file=sys.stderr)
+            print(warning_line(name, warning), file=sys.stderr)
 
     def require_some(self) -> None:
         """Raise ``NoPages`` when the inputs held nothing to read and nothing failed (an empty folder, a
@@ -62,7 +66,11 @@ class Tally:
 
 def warning_lines(name: str, result: PageResult) -> list[str]:
     """``name: warning: code: message`` for each warning of ``result`` (``parse`` and ``scrape`` alike)."""
-    return [f"{name}: warning: {warning.code}: {warning.message}" for warning in result.warnings]
+    return [warning_line(name, warning) for warning in result.warnings]
+
+
+def warning_line(name: str, warning: PageWarning) -> str:
+    return f"{name}: warning: {warning.code}: {warning.message}"
 
 
 def read_each(args: argparse.Namespace, tally: Tally, archives: list[str],

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
 from pubharvest.parsers import site_info
@@ -20,6 +20,7 @@ from pubharvest.parsers.records import PageResult, to_json
 from pubharvest.scrapers.blockwait import left_words, recent_blocks
 from pubharvest.scrapers.engine import Sink, Summary
 from pubharvest.scrapers.job import (
+    DEFAULT_STORE,
     Job,
     JobSpec,
     SiteSpec,
@@ -33,9 +34,12 @@ from pubharvest.scrapers.runner import run_job
 from pubharvest.scrapers.sites import host_of
 
 from ..errors import ExitCode, JobError, NotOurFile, PubharvestError
+
+if TYPE_CHECKING:
+    from ..enrich import EnrichOptions
 from ..progress import Progress
 from ..store import Store, is_database_url, without_password
-from .options import SITE_NAMES
+from .options import SITE_NAMES, add_enrich_options
 from .reading import warning_lines
 
 
@@ -68,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("httpx", "scrapy"), default="httpx",
                         help="httpx: the built-in async fetcher (default); scrapy: the job as Scrapy spiders "
                              "(needs pip install 'pubharvest[scrapy]')")
+    add_enrich_options(parser, job=True)
     parser.add_argument("--redis", metavar="URL",
                         help="with --engine scrapy: share the job's queue through this Redis server, so that "
                              "workers on several machines split it (see docs/workers.md)")
@@ -78,15 +83,17 @@ def run(args: argparse.Namespace) -> int:
     store: Store | None = None
     try:
         job = job_of(args)
+        enriching = enrich_options_of(job, args.enrich)
         if args.redis and args.engine != "scrapy":
             raise JobError("--redis needs --engine scrapy")
         if not getattr(args, "force", False):
             refuse_recent_blocks(job)
         store = Store(job.store) if job.store else None
         warned: list[str] = []
-        sinks = [*_sinks(job, store), _warnings_sink(warned)]
-        with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
-            summary = _run(job, sinks, progress, args)
+        with enricher_of(enriching, job) as enricher:  # first: the store and the output keep the enriched records
+            sinks = [*enricher, *_sinks(job, store), _warnings_sink(warned)]
+            with Progress(verbose=args.verbose) as progress, _terminated_as_interrupted() as terminated:
+                summary = _run(job, sinks, progress, args)
         if store is not None:
             store_failures(store, job, summary)
     except PubharvestError as error:
@@ -197,8 +204,53 @@ def _note_shared_limits(job: Job) -> None:
               "need a postgresql:// store to write into one database", file=sys.stderr)
 
 
+def enrich_options_of(job: Job, services: str | None) -> EnrichOptions | None:
+    """What the job asks of Crossref and OpenAlex (``[enrich]``, or ``--enrich``, which names the services),
+    or None; ``JobError`` (exit 2, before anything runs) without a contact e-mail."""
+    if job.enrich is None and not services:
+        return None
+    from ..enrich import enrich_options
+
+    spec = job.enrich
+    urls = {name: url for name, url in (("crossref", spec.crossref_url), ("openalex", spec.openalex_url)) if url} \
+        if spec else {}
+    try:
+        return enrich_options(services or ",".join(spec.services if spec else ()), job.contact, base_urls=urls)
+    except JobError as error:
+        if services:
+            raise
+        raise JobError(f"[enrich]: {error.message}") from None
+
+
+@contextmanager
+def enricher_of(options: EnrichOptions | None, job: Job) -> Iterator[list[Sink]]:
+    """The sink that enriches each record as its target ends, its answers kept in the job's store; none
+    without ``options``."""
+    if options is None:
+        yield []
+        return
+    from ..enrich import AnswerCache
+    from ..enrich.background import Enricher
+
+    cache = job.enrich_cache or job.store or DEFAULT_STORE
+    if isinstance(cache, str) and "://" not in cache:
+        cache = Path(cache)
+    enricher = Enricher(dataclasses.replace(options, cache=AnswerCache.of_store(cache)))
+    try:
+        yield [enricher.sink]
+    finally:
+        enricher.close()
+
+
 def job_of(args: argparse.Namespace) -> Job:
-    """The job to run: the job file with any -o/--store/--warc overrides, or the one-off target."""
+    """The job to run: the job file with any -o/--store/--warc/--enrich-cache overrides, or the one-off target."""
+    job = _job_of(args)
+    if args.enrich_cache:
+        job = dataclasses.replace(job, enrich_cache=store_location(Path("."), args.enrich_cache))
+    return job
+
+
+def _job_of(args: argparse.Namespace) -> Job:
     overrides: dict[str, Any] = {k: Path(v) for k, v in (("output", args.output), ("warc", args.warc)) if v}
     if args.store:
         overrides["store"] = store_location(Path("."), args.store)

@@ -15,7 +15,7 @@ from ..sync import SyncOptions, SyncPlan
 from ..sync.apply import apply, diff
 from ..sync.registry import TARGETS, target
 from .merge import read_pages
-from .options import add_page_options
+from .options import add_enrich_options, add_page_options, enrich_pages
 from .reading import Tally
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the date of the counts when the records carry none (saved pages); default: the "
                              "newest fetch date or profile update date in the records")
     add_page_options(parser)
+    add_enrich_options(parser)
 
 
 def iso_date(text: str) -> str:
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     # follows the inputs' order, and a sync must give the same files whatever order they are named in
     pages = sorted(read_pages(args, tally), key=lambda page: page[0])
     tally.require_some()
+    enrich_pages(args, pages, tally)
     if not pages:
         return tally.exit_code()
     try:

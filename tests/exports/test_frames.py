@@ -443,14 +443,14 @@ def test_the_default_csvs_are_the_publications_and_papers_tables(capsys) -> None
     assert code == 0 and out.splitlines()[0] == (
         "site,profile_id,profile_name,page,page_url,position,title,title_truncated,authors,authors_truncated,venue,"
         "venue_truncated,"
-        "year,date,type,citations,scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,"
+        "year,date,type,citations,scholar_id,arxiv,doi,isbn,report_number,patent_number,msr_id,elamur_id,openalex,"
         "scholar_clusters,url,publisher,summary,facet_years,facet_research_areas,facet_types,flags")
     code, out, _ = run(capsys, "merge", str(JA_PROFILE), "--format", "csv")
     assert code == 0 and out.splitlines()[0] == (
         "key,title,title_truncated,authors,authors_truncated,venue,venue_truncated,year,date,type,citations_max,"
         "citations_latest,"
         "citations_scholar,citations_msr,citations_elamur,sites,sources,matched_by,scholar_id,arxiv,doi,isbn,"
-        "report_number,patent_number,msr_id,elamur_id,scholar_clusters,url,publisher")
+        "report_number,patent_number,msr_id,elamur_id,openalex,scholar_clusters,url,publisher")
 
 
 @pytest.mark.parametrize("command,table", [("parse", "publications"), ("merge", "papers")])

@@ -15,7 +15,9 @@ sends it with that status), ``hang``, ``redirect:LOCATION`` (a 302), and hostile
 ``gzipbomb:MB`` (a small gzip body that decompresses to MB megabytes), ``huge:MB`` (a body of MB
 megabytes, streamed), ``drip:S`` (one byte every S seconds, after the headers), and ``answer:NAME``:
 the answer ``site.answer(NAME, status, headers, body)`` stored, sent byte for byte (any header, any
-body; ``Content-Length`` is added unless given).
+body; ``Content-Length`` is added unless given). ``site.route(PATTERN, NAME)`` serves a stored answer
+to every request whose path (without the query) matches the regular expression PATTERN, for good:
+the stand-in of an API (Crossref, OpenAlex) serving recorded answers.
 Settings change every answer from then on: ``site.ignore_cstart`` makes every Scholar page the first
 one, as a server that ignores ``cstart`` (its "Show more" stays enabled); ``site.delay`` holds back
 every page but robots.txt that many seconds; ``site.change = "rows"`` renames the class of Scholar's
@@ -131,6 +133,7 @@ class Site:
         self.change = ""
         self.faults: list[tuple[str, list[str]]] = []
         self.answers: dict[str, tuple[int, list[tuple[str, str]], bytes]] = {}  # name -> status, headers, body
+        self.routes: list[tuple[re.Pattern[str], str]] = []  # path pattern -> answer name
         self.log: list[tuple[float, str, str]] = []  # (time, path, user agent)
         self.lock = threading.Lock()
         self.server = _Server(("127.0.0.1", port), _handler(self))
@@ -164,6 +167,9 @@ class Site:
         elif command == "answer":
             name, status, headers, text = json.loads(body)
             self.answers[name] = (status, [tuple(h) for h in headers], text.encode("latin-1"))
+        elif command == "route":
+            pattern, name = json.loads(body)
+            self.routes.append((re.compile(pattern), name))
         elif command == "clear":
             with self.lock:
                 self.faults.clear()
@@ -174,13 +180,18 @@ class Site:
             raise ValueError(f"no such control: {path}")
         return b"{}"
 
-    def next_action(self, path: str) -> str:
+    def next_action(self, path: str, agent: str = "") -> str:
         with self.lock:
-            self.log.append((time.monotonic(), path, ""))
+            self.log.append((time.monotonic(), path, agent))
             for match, actions in self.faults:
                 if match in path and actions:
                     return actions.pop(0)
         return "ok"
+
+    def routed(self, path: str) -> str | None:
+        """The stored answer a route gives ``path``, if any."""
+        bare = urlsplit(path).path
+        return next((name for pattern, name in self.routes if pattern.fullmatch(bare)), None)
 
     def page(self, path: str) -> tuple[int, str, bytes]:
         """Status, content type and body of the normal answer to ``path``, after ``delay``."""
@@ -239,7 +250,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path.startswith(_CONTROL):
                 return self.answer(200, "application/json", site.control(self.path, b""))
-            action = site.next_action(self.path)
+            action = site.next_action(self.path, self.headers.get("User-Agent", ""))
             name, _, arg = action.partition(":")
             if name == "reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -263,6 +274,8 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             if name.isdigit():
                 headers = {"Retry-After": arg} if arg else {}
                 return self.answer(int(name), "text/plain", f"HTTP {name}".encode(), headers)
+            if (routed := site.routed(self.path)) is not None:
+                return self.raw(*site.answers[routed])
             self.answer(*site.page(self.path))
 
         def answer(self, status: int, kind: str, body: bytes, headers: dict[str, str] | None = None) -> None:
@@ -374,6 +387,10 @@ class FakeSite:
         """Store an answer that ``answer:NAME`` sends as given (a bytes header value is sent byte for byte)."""
         sent = [(k, v.decode("latin-1") if isinstance(v, bytes) else v) for k, v in headers]
         self.control("answer", [name, status, sent, body.decode("latin-1")])
+
+    def route(self, pattern: str, name: str) -> None:
+        """Serve the stored answer ``name`` to every path that matches ``pattern``, from now on."""
+        self.control("route", [pattern, name])
 
     def clear_faults(self) -> None:
         self.control("clear", {})

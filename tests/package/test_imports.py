@@ -24,10 +24,11 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # network: jobs that fetch pages politely and hand the bytes to the parsers
     ("scrapers", ("pubharvest.scrapers.*",)),
     # the records' domain: names, a paper's bibliographic fields and citation key, the merge, records
-    # read back from files, the store of every run, saved pages into it, what changed between two runs
+    # read back from files, the store of every run, saved pages into it, what changed between two runs,
+    # enrichment from Crossref and OpenAlex
     ("domain", ("pubharvest.names", "pubharvest.citable", "pubharvest.keys", "pubharvest.counts", "pubharvest.merge",
                 "pubharvest.metrics.*", "pubharvest.recordfiles", "pubharvest.inputs", "pubharvest.store",
-                "pubharvest.intake", "pubharvest.changes")),
+                "pubharvest.intake", "pubharvest.changes", "pubharvest.enrich.*")),
     # the formats: records written (JSON, CSV, BibTeX, CSL-JSON, RIS, ORCID works, tables, DataFrames, sync
     # targets) and shown (the report, a job's progress)
     ("formats", ("pubharvest.output", "pubharvest.latex", "pubharvest.texchars", "pubharvest.bibtex", "pubharvest.csl",
