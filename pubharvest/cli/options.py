@@ -101,10 +101,11 @@ def usage_error(args: argparse.Namespace) -> str | None:
     return table_misuse(args) or missing_for(getattr(args, "format", None)) or enrich_misuse(args)
 
 
-def add_enrich_options(command: argparse.ArgumentParser, job: bool = False) -> None:
-    """``--enrich SERVICES`` (with ``--contact`` and ``--enrich-cache``): what ``parse``, ``merge``, ``sync``
-    and ``scrape`` share to ask Crossref and OpenAlex about the papers (docs/enrich.md). Off unless given:
-    without it, nothing is asked of anyone. For a job (``job``), the contact and the store are the job's."""
+def add_enrich_options(command: argparse.ArgumentParser, job: bool = False, store: bool = False) -> None:
+    """``--enrich SERVICES`` (with ``--contact`` and ``--enrich-cache``): what ``parse``, ``merge``, ``sync``,
+    ``scrape`` and ``store add`` share to ask Crossref and OpenAlex about the papers (docs/enrich.md). Off
+    unless given: without it, nothing is asked of anyone. For a job (``job``), the contact and the store are
+    the job's; for ``store add`` (``store``) the answers are kept in the ``--store``."""
     command.add_argument("--enrich", metavar="SERVICES",
                          help="ask crossref and/or openalex (comma-separated) for DOIs, OpenAlex ids, open access, "
                               "citations per year and authors' ORCID ids; each value keeps its provenance "
@@ -113,10 +114,11 @@ def add_enrich_options(command: argparse.ArgumentParser, job: bool = False) -> N
         command.add_argument("--contact", metavar="EMAIL",
                              help="with --enrich: the e-mail the services may reach you at (their polite pools); "
                                   "default: PUBHARVEST_CONTACT")
-    command.add_argument("--enrich-cache", metavar="STORE", default=None if job else DEFAULT_CACHE,
+    command.add_argument("--enrich-cache", metavar="STORE", default=None if job or store else DEFAULT_CACHE,
                          help="with --enrich: the store (an SQLite file or a postgresql:// URL) whose enrich_answers "
                               "table keeps the answers, so that a second run asks nothing it knows (default: "
-                              + ("the job's store, else " if job else "") + f"{DEFAULT_CACHE})")
+                              + ("the --store)" if store else ("the job's store, else " if job else "")
+                                 + f"{DEFAULT_CACHE})"))
 
 
 def enrich_misuse(args: argparse.Namespace) -> str | None:

@@ -13,7 +13,7 @@ from ..errors import ExitCode, StoreError
 from ..output import WRITERS, open_output
 from ..store import Store, is_database_url
 from ..tables import HISTORY_WRITERS, history_columns, table_writers
-from .options import add_page_options, add_table_option
+from .options import add_enrich_options, add_page_options, add_table_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="when the pages were captured (2024-03-14 or 2024-03-14T09:30+01:00; UTC unless a zone "
                           "is given); default: the date the archive or the saving tool states, else the file's time")
     add_page_options(add)
+    add_enrich_options(add, store=True)
     export = actions.add_parser("export", help="write the stored profiles (or --citations history) as JSON Lines")
     export.add_argument("--store", metavar="DB", default="pubharvest.sqlite",
                         help="the SQLite file or postgresql:// URL (default: pubharvest.sqlite)")

@@ -12,6 +12,7 @@ from pubharvest.parsers.records import PageResult
 from ..errors import ExitCode, NoPages, StoreError
 from ..intake import Capture, SavedPage, add, capture_at, is_storable, listing_start, now_capture, page_capture
 from ..store import Store, utc_text
+from .options import enrich_pages
 from .reading import Tally, parse_archives, read_each
 
 
@@ -30,6 +31,8 @@ def run_add(args: argparse.Namespace) -> int:
         raise NoPages(f"no saved profile page in {', '.join(args.paths)}")
     if not pages:
         return tally.exit_code()
+    args.enrich_cache = args.enrich_cache or args.store
+    enrich_pages(args, [(page.name, page.result) for page in pages], tally)
     try:
         store = Store(args.store)
     except StoreError as error:

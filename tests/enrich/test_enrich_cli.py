@@ -69,6 +69,7 @@ def test_without_enrich_no_connection_is_opened(no_connections: list[object], tm
     bib = tmp_path / "papers.bib"
     bib.write_text("", encoding="utf-8")
     assert main(["sync", "bib", str(bib), str(record_file(tmp_path)), "--add-missing"]) == 0
+    assert main(["store", "add", str(page), "--store", str(tmp_path / "history.sqlite")]) == 0
     assert no_connections == []
     # the guard itself works: with --enrich the same run tries to connect, and the paper gets a warning
     code = main(["parse", str(page), "--enrich", "crossref", "--enrich-cache", str(tmp_path / "s.sqlite"),
@@ -128,6 +129,28 @@ def test_parse_enriched_asks_with_the_contact(corpus: Path, tmp_path: Path, monk
     titled = [path for _, path, _ in asked if "query.bibliographic=BERT-style" in path]
     assert len(titled) == 1 and f"mailto={CONTACT}" in titled[0]
     assert all(f"mailto:{CONTACT}" in agent for _, _, agent in asked)
+
+
+def test_store_add_enriched_keeps_the_answers_in_its_store(corpus: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    import sqlite3
+
+    with stand_ins(corpus) as api:
+        monkeypatch.setenv("PUBHARVEST_CROSSREF_URL", api.crossref.url)
+        monkeypatch.setenv("PUBHARVEST_OPENALEX_URL", api.openalex.url)
+        page = FIXTURES / "scholar" / "handwritten_ja_profile.html"
+        store = tmp_path / "history.sqlite"
+        argv = ["store", "add", str(page), "--store", str(store), "--enrich", "crossref", "--contact", CONTACT]
+        assert main(argv) == 0, capsys.readouterr().err
+        asked = len(api.crossref.log)
+        page_copy = tmp_path / "again.html"
+        page_copy.write_bytes(page.read_bytes() + b"\n")  # other bytes: a new capture, its papers asked of the store
+        assert main([*argv[:2], str(page_copy), *argv[3:]]) == 0, capsys.readouterr().err
+        assert len(api.crossref.log) == asked > 0, "the second capture was answered from the store"
+    with sqlite3.connect(store) as db:
+        answers = db.execute("SELECT count(*) FROM enrich_answers").fetchone()[0]
+        runs = db.execute("SELECT count(*) FROM profile_runs").fetchone()[0]
+    db.close()
+    assert answers == asked and runs == 2
 
 
 # A hand-made Crossref search answer: the first row of every fake Scholar profile ("Paper 1 of USER", H Yamada,
