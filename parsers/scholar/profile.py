@@ -11,7 +11,7 @@ from lxml.etree import _Element as Element
 from pubharvest.errors import LayoutChanged, Truncated
 
 from ..numbers import Cells
-from ..page import Document, html_root_streamed, utf8_pieces
+from ..page import Document, html_root_read
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
 from ..text import absolute_url, clean, find_year, without_cut_mark
 from ..warning_codes import Warn
@@ -40,7 +40,7 @@ _OFFSET = re.compile(r"(?:right|left)\s*:\s*(\d+)px")
 
 def parse_profile(doc: Document) -> PageResult:
     streamed = StreamedRows(lambda root: canonical_url(root, doc.url))
-    root = html_root_streamed(utf8_pieces(doc.text, doc.raw), "tr", streamed.take)
+    root = html_root_read(doc.text, doc.raw, "tr", streamed.take)
     parts = _landmarks(root)
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from itertools import chain
 from typing import TypedDict
 from urllib.parse import urlsplit
 
@@ -16,7 +15,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from ..identifiers import find_arxiv_id, give_id
 from ..numbers import Cells
-from ..page import Document, html_root_streamed, utf8_pieces
+from ..page import Document, html_root_read
 from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
 from ..warning_codes import Warn
@@ -492,9 +491,8 @@ def parse_rows_page(doc: Document) -> PageResult:
     payload = payload_rows(doc)
     rows_html, more = payload if payload else (doc.text, False)
     streamed = StreamedRows(lambda root: doc.url)
-    pieces = utf8_pieces(rows_html, None if payload else doc.raw)
-    root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
-                              streamed.take)
+    root = html_root_read(rows_html, None if payload else doc.raw, "tr", streamed.take,
+                          (b'<table><tbody id="gsc_a_b">', b"</tbody></table>"))
     rows = streamed.reader_for(root.find(".//tbody"), doc.url)
     if not rows.rows and _TABLE_ROW.search(rows_html):
         raise LayoutChanged("the fragment holds table rows but none is a publication row (tr.gsc_a_tr)")
