@@ -13,7 +13,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 from ..numbers import Cells
 from ..page import Document, html_root_read
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
-from ..text import absolute_url, clean, find_year, without_cut_mark
+from ..text import absolute_url, clean, find_year, findall_from, without_cut_mark
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -364,7 +364,7 @@ def _linked_profiles(doc: Document, own: str | None) -> set[str]:
     """The ids of the other profiles the page links (its co-authors)."""
     if not doc.contains("citations?user="):
         return set()
-    return set(_PROFILE_LINK.findall(doc.text)) - {own}
+    return set(findall_from(_PROFILE_LINK, "citations?user=", doc.text)) - {own}
 
 
 def _refuse_unread_table(body: Element | None, rows: int) -> None:
