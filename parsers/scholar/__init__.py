@@ -65,7 +65,7 @@ def _is_captcha(doc: Document, head: str) -> bool:
     phrase in its text: a paper titled "I am not a robot" is a paper."""
     # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
     # is searched; a profile's header rules it out first, in one fast scan.
-    if doc.contains('id="gsc_prf_in"'):
+    if doc.contains_any("gsc_prf_in", ('id="gsc_prf_in"',)):  # the short marker's absence rules out both
         return False
     if not (doc.contains("captcha") or doc.contains("/sorry/")):  # the cheap scan before building the tree
         return False
