@@ -50,6 +50,7 @@ def refuse(doc: Document) -> None:
     publications"."""
     if not doc.is_html:
         return
+    _scan_cores(doc)
     head = doc.head
     if _is_google_signin(head):
         raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
@@ -57,6 +58,18 @@ def refuse(doc: Document) -> None:
     if _is_captcha(doc, head):
         raise Blocked("the site answered with a CAPTCHA (\"not a robot\" / unusual traffic) page; "
                       "wait before retrying, and slow down")
+
+
+# What the markers the Scholar checks look for hold: the ids and classes of every layout since 2014 (gsc_,
+# gs_) and of the layout before (cit-). Each is found within a Scholar page's first kilobytes; on another
+# site's page one scan for each rules out every marker that holds it (``Document.contains``), which would
+# otherwise be a scan of the whole page each.
+_CORES = ("gsc_", "gs_", "cit-")
+
+
+def _scan_cores(doc: Document) -> None:
+    for core in _CORES:
+        doc.contains(core)
 
 
 def _is_captcha(doc: Document, head: str) -> bool:
