@@ -65,13 +65,19 @@ def xpath_floor(data: bytes) -> int:
     parser that checks nothing would have. Returns how many values were read."""
     root = raw_lxml(data)
     values = []
-    for part in _PARTS(root):
+    for part in _found(_PARTS(root)):
         values.append(_text(part))
         if isinstance(part, lxml.html.HtmlElement):
-            values += [_text(found) for found in _IN_PARTS(part)]
-    for row in _ROWS(root):
-        values += [_text(found) for found in _ROW(row)]
+            values += [_text(found) for found in _found(_IN_PARTS(part))]
+    for row in _found(_ROWS(root)):
+        if isinstance(row, etree._Element):
+            values += [_text(found) for found in _found(_ROW(row))]
     return len(values)
+
+
+def _found(result: object) -> list[object]:
+    """What an XPath of elements and attributes found (lxml types its answer as any XPath value)."""
+    return list(result) if isinstance(result, list) else []
 
 
 def _text(found: object) -> str:

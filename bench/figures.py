@@ -75,7 +75,8 @@ def interleaved(work: Callable[[], object], floor: Callable[[], object], repeat:
     >>> 1.2 < paired.ratio < 4
     True
     """
-    works, floors = [], []
+    works: list[float] = []
+    floors: list[float] = []
     for _ in range(repeat):
         for times, job in ((works, work), (floors, floor)):
             start = clock()

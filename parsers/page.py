@@ -162,6 +162,16 @@ def _without_url_line(text: str, utf8: bytes | None) -> tuple[str | None, str, b
 _PARSERS = threading.local()
 
 
+def _thread_parser() -> etree.HTMLParser:
+    """This thread's lxml HTML parser for UTF-8 input (lxml parsers must not be shared across threads)."""
+    from lxml import etree
+
+    parser: etree.HTMLParser | None = getattr(_PARSERS, "html", None)
+    if parser is None:
+        parser = _PARSERS.html = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+    return parser
+
+
 def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     """A parsel ``Selector`` over ``text`` parsed by lxml's plain HTML parser.
 
@@ -171,9 +181,7 @@ def html_selector(text: str, utf8: bytes | None = None) -> Selector:
     from lxml import etree
     from parsel import Selector
 
-    parser = getattr(_PARSERS, "html", None)
-    if parser is None:  # one parser per thread: lxml parsers must not be shared across threads
-        parser = _PARSERS.html = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+    parser = _thread_parser()
     root = etree.fromstring(utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass"), parser)
     _refuse_cut_tree(parser.error_log)
     if root is None:
@@ -209,21 +217,20 @@ def html_root_read(text: str, utf8: bytes | None, tag: str, on_end: Callable[[et
     whole tree, which gives the same tree and the same calls in less time."""
     from lxml import etree
 
-    size = len(utf8) if utf8 is not None else len(text)
-    if size > WHOLE_TREE_BYTES:
+    def streamed() -> etree._Element:
         return html_root_streamed(chain([wrap[0]], utf8_pieces(text, utf8), [wrap[1]]), tag, on_end)
-    parser = getattr(_PARSERS, "html", None)
-    if parser is None:  # one parser per thread: lxml parsers must not be shared across threads
-        parser = _PARSERS.html = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+
+    if (len(utf8) if utf8 is not None else len(text)) > WHOLE_TREE_BYTES:
+        return streamed()
+    parser = _thread_parser()
     body = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
     try:
         root = etree.fromstring(b"".join((wrap[0], body, wrap[1])) if wrap[0] or wrap[1] else body, parser)
     except etree.XMLSyntaxError:  # no element at all (a page of comments): what the streamed reading says of it
-        return html_root_streamed(chain([wrap[0]], utf8_pieces(text, utf8), [wrap[1]]), tag, on_end)
+        return streamed()
     if root is None:
         return etree.fromstring(b"<html></html>", etree.HTMLParser())
-    if any(error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT or "excessive depth" in error.message.lower()
-           for error in parser.error_log):
+    if _depth_error(parser.error_log) is not None:  # the message the streamed reading gives such a page
         raise Truncated(_TOO_DEEP)
     for element in [element for _, element in etree.iterwalk(root, events=("end",), tag=tag)]:
         on_end(element)
@@ -279,12 +286,18 @@ def _refuse_halted_tree(root: etree._Element) -> None:
 def _refuse_cut_tree(errors: etree._ListErrorLog) -> None:
     """Raise ``Truncated`` when libxml2 stopped building the tree: a page nested deeper than it allows (2048
     elements with its huge-tree option) loses everything after that point, which must never pass silently."""
+    error = _depth_error(errors)
+    if error is not None:
+        raise Truncated(f"the page is nested too deep for the HTML parser, which would cut it at line {error.line}"
+                        f" ({error.message.strip()})")
+
+
+def _depth_error(errors: etree._ListErrorLog) -> etree._LogEntry | None:
+    """libxml2's error saying it stopped building the tree at its depth limit, if it logged one."""
     from lxml import etree
 
-    for error in errors:
-        if error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT or "excessive depth" in error.message.lower():
-            raise Truncated(f"the page is nested too deep for the HTML parser, which would cut it at line {error.line}"
-                            f" ({error.message.strip()})")
+    return next((error for error in errors if error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT
+                 or "excessive depth" in error.message.lower()), None)
 
 
 def gunzip(raw: bytes | Iterable[bytes], limit: int = MAX_INPUT_BYTES) -> bytes:

@@ -23,8 +23,8 @@ SITES = ("scholar", "msr")
 
 def pages() -> Iterator[tuple[str, bytes]]:
     """Every saved page of the fixtures and, when it is set, the corpus, of the sites read with a tree."""
-    roots = [FIXTURES] + ([corpus_dir()] if corpus_dir() is not None else [])
-    for root in roots:
+    corpus = corpus_dir()
+    for root in [FIXTURES, *([corpus] if corpus is not None else [])]:
         for site in SITES:
             for path in sorted((root / site).glob("*")):
                 if path.suffix in (".html", ".htm", ".txt"):
