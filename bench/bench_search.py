@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from bench_scholar import against_lxml
+from figures import HEADER
 
 import pubharvest.parsers as parsers
 
@@ -78,7 +79,7 @@ def pages() -> list[tuple[str, bytes]]:
 
 
 def main() -> None:
-    print(f"{'page':62} {'KB':>5} {'read':>4} {'parse ms':>9} {'lxml ms':>8} {'ratio':>6} goal")
+    print(f"{'page':62} {'KB':>5} {'read':>4} {HEADER}")
     for label, data in pages():
         result = parsers.parse(data)
         read = len(result.publications) + len(result.profiles)

@@ -30,7 +30,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from .identifiers import ids_from_links, ids_from_meta, ids_from_text
 from .listings import check_listings, distinct
-from .page import Document, html_root_streamed, html_selector, utf8_pieces
+from .page import Document, html_root_read, html_selector
 from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
 from .site import SiteInfo
 from .text import (
@@ -262,7 +262,7 @@ def _people_page(doc: Document) -> PageResult:
     from parsel import Selector
 
     cards = _Cards()
-    sel = Selector(root=html_root_streamed(utf8_pieces(doc.text, doc.raw), "article", cards.take), type="html")
+    sel = Selector(root=html_root_read(doc.text, doc.raw, "article", cards.take), type="html")
     result = PageResult(site=SITE.name, page="publication_list")
     result.url = url = _page_url(sel, doc, result, _PEOPLE)
     result.profile = _person(sel, url)

@@ -32,6 +32,26 @@ _BRACKETS = "()[]\uff08\uff09"  # with the fullwidth parentheses of CJK pages
 _LABEL_END = re.compile("^.*[:\uff1a]")  # "label:5", with an ASCII or a fullwidth colon
 
 
+# The counts pages almost always hold: ASCII digits, ungrouped or in groups of three set apart by one ASCII
+# separator of ``_SEPARATORS``. ``_groups`` reads these too, one character at a time.
+_ASCII_COUNT = re.compile(r"\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?: \d{3})+|\d{1,3}(?:'\d{3})+",
+                          re.ASCII)
+_ASCII_SEPARATORS = str.maketrans("", "", ",. '")
+
+
+def _plain_count(text: str) -> int | None:
+    """The count ``text`` (stripped) is when it is written in ASCII digits as ``why_not_count`` allows and is
+    no larger than any count can be; None otherwise (for ``why_not_count`` to say why, or to read it).
+
+    >>> _plain_count("18,747"), _plain_count("1 234"), _plain_count("1,2345"), _plain_count("١٢"), _plain_count("")
+    (18747, 1234, None, None, None)
+    """
+    if not text.isascii() or _ASCII_COUNT.fullmatch(text) is None:
+        return None
+    value = int(text.translate(_ASCII_SEPARATORS))
+    return value if value <= MAX_COUNT else None
+
+
 def why_not_count(text: str) -> str | None:
     """Why ``text`` (stripped) is not plainly a count, or None when it is one.
 
@@ -82,6 +102,9 @@ def read_count(text: str | None) -> int | None:
     if text is None:
         return None
     text = text.strip()
+    plain = _plain_count(text)
+    if plain is not None:
+        return plain
     return None if why_not_count(text) else _value(_groups(text)[0] or [])
 
 
@@ -122,6 +145,9 @@ class Cells:
         stripped = (text or "").strip()
         if not stripped and empty is not None:
             return empty
+        plain = _plain_count(stripped)
+        if plain is not None:
+            return plain
         why = why_not_count(stripped)
         if why is None:
             return _value(_groups(stripped)[0] or [])

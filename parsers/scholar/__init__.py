@@ -50,6 +50,7 @@ def refuse(doc: Document) -> None:
     publications"."""
     if not doc.is_html:
         return
+    _scan_cores(doc)
     head = doc.head
     if _is_google_signin(head):
         raise NotFoundOrPrivate("Google redirected to its sign-in page: the profile does not exist "
@@ -59,13 +60,25 @@ def refuse(doc: Document) -> None:
                       "wait before retrying, and slow down")
 
 
+# What the markers the Scholar checks look for hold: the ids and classes of every layout since 2014 (gsc_,
+# gs_) and of the layout before (cit-). Each is found within a Scholar page's first kilobytes; on another
+# site's page one scan for each rules out every marker that holds it (``Document.contains``), which would
+# otherwise be a scan of the whole page each.
+_CORES = ("gsc_", "gs_", "cit-")
+
+
+def _scan_cores(doc: Document) -> None:
+    for core in _CORES:
+        doc.contains(core)
+
+
 def _is_captcha(doc: Document, head: str) -> bool:
     """Whether the page is Google's CAPTCHA / "unusual traffic" page, by its own markup (the form and
     box ids of ``SITE.block_markers``, a reCAPTCHA script, a form posting to ``/sorry/``), never by a
     phrase in its text: a paper titled "I am not a robot" is a paper."""
     # The CAPTCHA form can sit past the first 100 KB (inline styles come first), so the whole page
     # is searched; a profile's header rules it out first, in one fast scan.
-    if doc.contains('id="gsc_prf_in"'):
+    if doc.contains_any("gsc_prf_in", ('id="gsc_prf_in"',)):  # the short marker's absence rules out both
         return False
     if not (doc.contains("captcha") or doc.contains("/sorry/")):  # the cheap scan before building the tree
         return False

@@ -13,7 +13,7 @@ from pubharvest.errors import Truncated
 
 from ..page import Document
 from ..site import SiteInfo
-from ..text import clean_or_none
+from ..text import clean_or_none, findall_from
 
 SITE = SiteInfo(
     name="scholar", title="Google Scholar", base_url="https://scholar.google.com", hosts=("scholar.google.",),
@@ -144,4 +144,4 @@ _USER_LINK = re.compile(r"citations\?(?:[^\"'<>\s]*?(?:&|&amp;))?user=([\w-]+)")
 
 def linked_user_ids(doc: Document) -> set[str]:
     """The ids of every profile the page links (``citations?…user=ID``, whatever the parameters' order)."""
-    return set(_USER_LINK.findall(doc.text)) if doc.contains("user=") else set()
+    return set(findall_from(_USER_LINK, "citations?", doc.text)) if doc.contains("user=") else set()

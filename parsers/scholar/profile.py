@@ -11,9 +11,9 @@ from lxml.etree import _Element as Element
 from pubharvest.errors import LayoutChanged, Truncated
 
 from ..numbers import Cells
-from ..page import Document, html_root_streamed, utf8_pieces
+from ..page import Document, html_root_read
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
-from ..text import absolute_url, clean, find_year, without_cut_mark
+from ..text import absolute_url, clean, find_year, findall_from, without_cut_mark
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
@@ -40,7 +40,7 @@ _OFFSET = re.compile(r"(?:right|left)\s*:\s*(\d+)px")
 
 def parse_profile(doc: Document) -> PageResult:
     streamed = StreamedRows(lambda root: canonical_url(root, doc.url))
-    root = html_root_streamed(utf8_pieces(doc.text, doc.raw), "tr", streamed.take)
+    root = html_root_read(doc.text, doc.raw, "tr", streamed.take)
     parts = _landmarks(root)
     if "gsc_prf_in" not in parts:
         raise LayoutChanged("a Scholar page without the profile header (#gsc_prf_in)")
@@ -58,7 +58,8 @@ def parse_profile(doc: Document) -> PageResult:
     if cut:
         result.warn(Warn.truncated, "the page stops after its publication table; what came later was not saved")
     cells = Cells()
-    result.profile = _profile(parts, url, cells)
+    coauthor_items = _coauthor_parts(parts.get("gsc_rsb_co"))  # read once, for the sidebar and its check
+    result.profile = _profile(parts, url, cells, coauthor_items)
     cells.report(result)
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
@@ -66,7 +67,7 @@ def parse_profile(doc: Document) -> PageResult:
     _refuse_unread_table(parts.get("gsc_a_b"), rows.rows)
     result.publications = rows.finish(result)
     warn_if_past_end(rows.rows, len(rows.publications), result, doc.url)
-    _check_profile_parts(parts, doc, result.profile, result)
+    _check_profile_parts(parts, doc, result.profile, result, coauthor_items)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
         result.warn(Warn.coauthors_partial, "the sidebar shows only the first co-authors; the full list is "
@@ -99,9 +100,9 @@ def _landmarks(root: Element) -> dict[str, Element]:
     return found
 
 
-def _profile(parts: dict[str, Element], url: str | None, cells: Cells) -> Profile:
-    """The profile header and the right-hand sidebar (``parts`` from ``landmarks``); numbers that are not
-    plainly numbers are null and named in ``cells``."""
+def _profile(parts: dict[str, Element], url: str | None, cells: Cells, coauthor_items: list[_Parts]) -> Profile:
+    """The profile header and the right-hand sidebar (``parts`` from ``landmarks``, ``coauthor_items`` from
+    ``_coauthor_parts``); numbers that are not plainly numbers are null and named in ``cells``."""
     affiliation = _headline_affiliation(parts.get("gsc_prf_i"))
     org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
                     None) if affiliation is not None else None
@@ -118,7 +119,7 @@ def _profile(parts: dict[str, Element], url: str | None, cells: Cells) -> Profil
         metrics=_metrics(parts.get("gsc_rsb_st"), cells),
         citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g")), cells),
         public_access=_public_access(parts.get("gsc_rsb_mnd"), cells),
-        coauthors=_coauthors(parts.get("gsc_rsb_co")),
+        coauthors=_coauthors(parts.get("gsc_rsb_co"), coauthor_items),
     )
 
 
@@ -230,16 +231,20 @@ _COAUTHOR_CLASSES = {"gsc_rsb_a_desc": "desc", "gsc_rsb_a_ext2": "email", "gsc_r
                      "gsc_rsb_aa": "item"}
 
 
-def _coauthor_parts(box: Element | None) -> list[dict[str, list[Element]]]:
+_Parts = dict[str, list[Element]]
+
+
+def _coauthor_parts(box: Element | None) -> list[_Parts]:
     """The parts of each co-author item of the sidebar (see ``_COAUTHOR_CLASSES``)."""
     return [by_class(item, _COAUTHOR_CLASSES, tag=("span", "a")) for item in box.iter("li")] if box is not None\
         else []
 
 
-def _coauthors(box: Element | None) -> list[Coauthor]:
-    """Every co-author the sidebar shows (at most 20; the rest are behind "View all")."""
+def _coauthors(box: Element | None, items: list[_Parts]) -> list[Coauthor]:
+    """Every co-author the sidebar shows (at most 20; the rest are behind "View all"), from the ``_coauthor_parts``
+    of ``box``."""
     found = []
-    for item, parts in zip(box.iter("li") if box is not None else (), _coauthor_parts(box), strict=True):
+    for item, parts in zip(box.iter("li") if box is not None else (), items, strict=True):
         desc = first_of(parts, "desc")
         # 2014 pages have the link itself as a.gsc_rsb_aa, with no description block.
         link = next(desc.iter("a"), None) if desc is not None else next(item.iter("a"), None)
@@ -305,7 +310,8 @@ _REQUIRED_PARTS = {"gsc_prf_i": "the header's details", "gsc_prf_ivh": "the e-ma
                    "gsc_rsb_st": "the citations table", "gsc_bpf_more": "the \"Show more\" button"}
 
 
-def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Profile, result: PageResult) -> None:
+def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Profile, result: PageResult,
+                         coauthor_items: list[_Parts]) -> None:
     """One ``profile_unreadable`` warning naming each part of the header or sidebar that every
     profile has, or that the page's own links prove, and that could not be read."""
     missing = [f"{what} (#{key})" for key, what in _REQUIRED_PARTS.items() if key not in parts]
@@ -331,7 +337,7 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
     if shown and (
             access is None or access.available is None or access.not_available is None):
         missing.append("the public-access counts (#gsc_rsb_mnd .gsc_rsb_m_a), which the page links")
-    items = [item for item in _coauthor_parts(parts.get("gsc_rsb_co")) if "desc" in item]
+    items = [item for item in coauthor_items if "desc" in item]
     if any("affiliation" not in item or "email" not in item for item in items):
         missing.append("co-author affiliations and e-mails (#gsc_rsb_co span.gsc_rsb_a_ext, .gsc_rsb_a_ext2)")
     linked = _linked_profiles(doc, profile.ids.scholar)
@@ -364,7 +370,7 @@ def _linked_profiles(doc: Document, own: str | None) -> set[str]:
     """The ids of the other profiles the page links (its co-authors)."""
     if not doc.contains("citations?user="):
         return set()
-    return set(_PROFILE_LINK.findall(doc.text)) - {own}
+    return set(findall_from(_PROFILE_LINK, "citations?user=", doc.text)) - {own}
 
 
 def _refuse_unread_table(body: Element | None, rows: int) -> None:

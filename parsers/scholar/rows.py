@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from itertools import chain
 from typing import TypedDict
 from urllib.parse import urlsplit
 
@@ -16,7 +15,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from ..identifiers import find_arxiv_id, give_id
 from ..numbers import Cells
-from ..page import Document, html_root_streamed, utf8_pieces
+from ..page import Document, html_root_read
 from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
 from ..warning_codes import Warn
@@ -37,7 +36,9 @@ def _is_table_row(row: Element) -> bool:
 
 def _is_no_articles_row(row: Element) -> bool:
     """Whether ``row`` is the "There are no articles in this profile." row (a ``td.gsc_a_e``)."""
-    return "gsc_a_e" in class_names(row) or any("gsc_a_e" in class_names(cell) for cell in row)
+    # A class attribute without the text gsc_a_e cannot hold the class: most rows are ruled out unsplit.
+    return any("gsc_a_e" in (element.get("class") or "") and "gsc_a_e" in class_names(element)
+               for element in (row, *row))
 
 
 def _article_rows(rows: list[Element]) -> list[Element]:
@@ -87,10 +88,10 @@ class _RowReader:
             return
         number = len(self.publications) + 1
         parts = _row_parts(row)
-        pub = _publication(row, self.origin, parts, self.cells, number)
+        lines = _grey_lines(parts["grays"])
+        pub = _publication(self.origin, parts, lines, self.cells, number)
         for field in _missing_row_fields(parts) + unread_links(pub, parts.get("anchor") is not None):
             self._unread.setdefault(field, []).append(number)
-        lines = _grey_lines(parts["grays"])
         self._lines.append(lines)
         order = _line_order(parts["grays"], *lines)
         if order:
@@ -231,10 +232,10 @@ def row_numbers(numbers: list[int]) -> str:
 # selector call per field costs more than the whole tree walk.
 
 
-def _publication(row: Element, origin: str, parts: _RowParts, cells: Cells, number: int) -> Publication:
-    """A publication from one ``tr.gsc_a_tr`` row element (row ``number`` of the page), and its ``_row_parts``;
-    a year or count that is not plainly one is null and named in ``cells``."""
-    anchor, year_span, grays = parts.get("anchor"), parts.get("year"), parts["grays"]
+def _publication(origin: str, parts: _RowParts, lines: tuple[str, str], cells: Cells, number: int) -> Publication:
+    """A publication from the ``_row_parts`` of one ``tr.gsc_a_tr`` row (row ``number`` of the page) and its
+    ``_grey_lines``; a year or count that is not plainly one is null and named in ``cells``."""
+    anchor, year_span = parts.get("anchor"), parts.get("year")
     href = _row_link(anchor)
     year_text = clean(element_text(year_span)) if year_span is not None else ""
     pub = Publication(
@@ -244,7 +245,7 @@ def _publication(row: Element, origin: str, parts: _RowParts, cells: Cells, numb
         ids=PublicationIds(scholar=query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
-    fill_authors_and_venue(pub, *_grey_lines(grays))
+    fill_authors_and_venue(pub, *lines)
     _fill_citations(pub, parts, cells, number)
     return pub
 
@@ -492,9 +493,8 @@ def parse_rows_page(doc: Document) -> PageResult:
     payload = payload_rows(doc)
     rows_html, more = payload if payload else (doc.text, False)
     streamed = StreamedRows(lambda root: doc.url)
-    pieces = utf8_pieces(rows_html, None if payload else doc.raw)
-    root = html_root_streamed(chain([b'<table><tbody id="gsc_a_b">'], pieces, [b"</tbody></table>"]), "tr",
-                              streamed.take)
+    root = html_root_read(rows_html, None if payload else doc.raw, "tr", streamed.take,
+                          (b'<table><tbody id="gsc_a_b">', b"</tbody></table>"))
     rows = streamed.reader_for(root.find(".//tbody"), doc.url)
     if not rows.rows and _TABLE_ROW.search(rows_html):
         raise LayoutChanged("the fragment holds table rows but none is a publication row (tr.gsc_a_tr)")

@@ -104,3 +104,20 @@ def test_the_one_count_in_a_label_is_that_count(before: str, value: int, after: 
 @given(counts, counts)
 def test_two_counts_in_one_cell_are_no_number(one: int, other: int) -> None:
     assert count_in(f"{one} of {other}") is None
+
+
+@given(st.text(alphabet="0123456789,. '\u00a0٣x-", max_size=24))
+@example("18,747")
+@example("1 234 567")
+@example("99999999999999999999")
+@example("1,2345")
+def test_the_ascii_shortcut_reads_what_the_character_walk_reads(text: str) -> None:
+    """``_plain_count`` (ASCII digits, one ASCII separator) answers only when the walk over each character
+    (``why_not_count`` and ``_groups``) finds a count, and then with the same value."""
+    from pubharvest.parsers import numbers
+
+    plain = numbers._plain_count(text)
+    walked = None if numbers.why_not_count(text) else numbers._value(numbers._groups(text)[0] or [])
+    assert plain is None or plain == walked
+    if text.isascii() and walked is not None:
+        assert plain == walked
