@@ -28,6 +28,7 @@ said in ``sources``.
 from __future__ import annotations
 
 import functools
+import operator
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -324,15 +325,18 @@ def _profile_named_by_rows(result: PageResult) -> str | None:
 
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
-    fields = {f: getattr(pub, f) for f in _publication_fields()}
+    names, taken = _publication_fields()
     run, fetched_at = _when(result)
-    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at, **fields)
+    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at,
+                        **dict(zip(names, taken(msgspec.structs.astuple(pub)), strict=True)))
 
 
 @functools.cache
-def _publication_fields() -> tuple[str, ...]:
-    """The fields a ``SourceRecord`` takes from its ``Publication``."""
-    return tuple(f for f in SourceRecord.__struct_fields__ if f in Publication.__struct_fields__)
+def _publication_fields() -> tuple[tuple[str, ...], Callable[[tuple[Any, ...]], tuple[Any, ...]]]:
+    """The fields a ``SourceRecord`` takes from its ``Publication``, and what picks their values out of the
+    ``Publication``'s values (in its field order)."""
+    names = tuple(f for f in SourceRecord.__struct_fields__ if f in Publication.__struct_fields__)
+    return names, operator.itemgetter(*(Publication.__struct_fields__.index(f) for f in names))
 
 
 def _when(result: PageResult) -> tuple[str | None, str | None]:

@@ -589,20 +589,34 @@ def _known_codes() -> frozenset[str]:
 
 def _as_written(text: bytes, results: list[PageResult], lines: bool) -> bool:
     """Whether ``text`` is byte for byte the records' own encoding, as ``parse -f json|jsonl`` and the scrapers
-    write them: then no object of it gives a key twice (msgspec writes each field once), and the slow reading
-    of every object by ``_refuse_duplicate_keys`` is not needed.
+    write them (a JSON array a record a line, JSON Lines, one record): then no object of it gives a key twice
+    (msgspec writes each field once), and the slow reading of every object by ``_refuse_duplicate_keys`` is not
+    needed. Compared a record at a time, so that the encoding is never held whole.
 
-    >>> _as_written(b'{"site":"msr","page":"rows"}', [], True)
+    >>> record = msgspec.json.encode(PageResult(site="msr", page="rows"))
+    >>> _as_written(b"[\\n" + record + b"\\n]\\n", page_results(record), False)
+    True
+    >>> _as_written(record.replace(b'"rows"', b'"rows","page":"rows"'), page_results(record), True)
     False
     """
     if not results:
         return False
-    encoder = msgspec.json.Encoder()
-    encoded = [encoder.encode(result) for result in results]
-    if lines:
-        return text.rstrip(b"\n") == b"\n".join(encoded)
-    return text in (b"[\n" + b",\n".join(encoded) + b"\n]\n", b"[" + b",".join(encoded) + b"]") or \
-        (len(encoded) == 1 and text.rstrip(b"\n") == encoded[0])
+    encode = msgspec.json.Encoder().encode
+    array = not lines and text.startswith(b"[")
+    opening, between, closing = (b"[\n", b",\n", b"\n]\n") if array else (b"", b"\n", b"\n")
+    if not text.startswith(opening) or (not lines and not array and len(results) != 1):
+        return False
+    at = len(opening)
+    for index, result in enumerate(results):
+        encoded = encode(result)
+        if not text.startswith(encoded, at):
+            return False
+        at += len(encoded)
+        if index + 1 < len(results):
+            if not text.startswith(between, at):
+                return False
+            at += len(between)
+    return text[at:] == closing or (not array and at == len(text))
 
 
 def _refuse_duplicate_keys(text: bytes, lines: bool) -> None:
