@@ -67,7 +67,8 @@ def page_results(data: bytes) -> list[PageResult] | None:
         return None
     text, repaired = _without_lone_surrogates(text)
     try:
-        results, lines = _typed(text)
+        with paused_gc():  # the records' lists would be walked again and again as they are made (a tenth of the time)
+            results, lines = _typed(text)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # say which record, or not records
         explained = _explained(text)
         if explained is None:
