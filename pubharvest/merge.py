@@ -538,8 +538,20 @@ def _best_title(sources: list[SourceRecord]) -> SourceRecord:
     def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
         return (_title_usable(s), not _title_cut(s), len(title_key(title)),
-                not title.isupper(), sum(map(str.isupper, title)))
+                not title.isupper(), _capitals(title))
     return _best(sources, rank)
+
+
+_NO_CAPITALS = str.maketrans("", "", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _capitals(text: str) -> int:
+    """How many capital letters ``text`` holds (for ASCII text, by one deleting pass in C).
+
+    >>> _capitals("ZeRO-Offload"), _capitals("Ærø Ölfus")
+    (4, 2)
+    """
+    return len(text) - len(text.translate(_NO_CAPITALS)) if text.isascii() else sum(map(str.isupper, text))
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
