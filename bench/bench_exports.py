@@ -92,8 +92,8 @@ def exports(sizes: list[int], repeat: int) -> None:
         table = rows(results)
         runs: dict[str, list[float]] = {name: [] for name in ("jsonl", *floors, *(f for f, _ in floors.values()))}
         for _ in range(1 if size >= 1_000_000 else repeat):  # interleaved: the load falls on each alike
-            for fmt, (floor_name, floor) in floors.items():
-                runs[floor_name].append(timed(partial(floor, table)))
+            for fmt, (floor_name, write_floor) in floors.items():
+                runs[floor_name].append(timed(partial(write_floor, table)))
                 runs[fmt].append(timed(partial(export, fmt, results)))
             runs["jsonl"].append(timed(partial(export, "jsonl", results)))
         print(f"{len(table):>9,} publications: jsonl {statistics.median(runs['jsonl']):.2f} s")
