@@ -6,7 +6,7 @@ the same records, keys under collisions, and the memory of the streamed merged J
 Input: ``synthetic.faculty_pages`` (page results of profiles on three sites), held in memory; each
 writer writes them all, as ``pubharvest parse -f FORMAT`` does, to /dev/null. Figures are CPU time
 (the machine is shared with other work), medians of ``--repeat`` runs (one at 1M); the baseline
-is ``-f jsonl`` (msgspec encoding) of the same records in the same run. The floors (issue 25) are the same
+is ``-f jsonl`` (msgspec encoding) of the same records in the same run. The floors of the ratios are the same
 publications as flat rows (title, authors, venue, year, date, type, DOI, arXiv id, URL) written by
 ``csv.writer`` (BibTeX's) and by ``json.dumps`` a row a line (CSL-JSON's), timed interleaved with the
 exports, min and median.

@@ -16,7 +16,7 @@ but letters and digits dropped, the groups written as JSON. Floor and merge runs
 the machine's load falls on both; each is printed as its min and median and the merge as a ratio to its
 floor (min to min, median to median).
 
-Goals (issue 25): 100k in <= 4 s and <= 2x its floor, <= 400 MB; 1M in <= 40 s; 100k/10k time ratio
+Goals: 100k in <= 4 s and <= 2x its floor, <= 400 MB; 1M in <= 40 s; 100k/10k time ratio
 <= 12 (near-linear). The exponent is fitted to the time beyond the start-up (the same command on no
 records, measured first). Not a timed test.
 """

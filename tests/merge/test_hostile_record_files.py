@@ -440,7 +440,7 @@ def test_a_mutated_record_reads_alike_from_a_file_and_as_a_dict(data: st.DataObj
         assert [to_builtins(r) for r in from_file] == [to_builtins(as_dict)]
 
 
-# --- the fast paths of reading record files (issue 25) decide as the slow checks do -----------------------------
+# --- the fast paths of reading record files decide as the slow checks do -----------------------------
 
 
 def test_a_key_given_twice_in_a_file_otherwise_as_pubharvest_writes_it_is_refused(tmp_path: Path, capsys) -> None:
