@@ -106,10 +106,11 @@ def exports(sizes: list[int], repeat: int) -> None:
                   f" {ratio:.1f}x, min to min {least / least_floor:.1f}x (goal <= {GOAL_FLOOR:.0f}x)"
                   f"{'  ' + verdict(ratio <= GOAL_FLOOR) if size == 100_000 else ''}", flush=True)
     for fmt, figures in times.items():
+        print(f"{fmt}:", end="")
         if len(figures) >= 2:
-            print(f"{fmt}: fitted exponent k = {exponent(list(figures), list(figures.values())):.2f}", end="")
+            print(f" fitted exponent k = {exponent(list(figures), list(figures.values())):.2f}", end="")
         if 100_000 in figures:
-            print(f"; 100k in {figures[100_000]:.2f} s (goal <= {GOAL_100K_S:.0f} s)  "
+            print(f"{';' * (len(figures) >= 2)} 100k in {figures[100_000]:.2f} s (goal <= {GOAL_100K_S:.0f} s)  "
                   f"{verdict(figures[100_000] <= GOAL_100K_S)}", end="")
         print()
 
