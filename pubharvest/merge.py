@@ -32,6 +32,7 @@ import operator
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from itertools import compress
 from typing import Any, TypeVar
 
 import msgspec
@@ -606,11 +607,10 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     >>> ids.doi, ids.arxiv, ids.scholar_clusters
     ('10.1/a', '2101.1', ['1', '2'])
     """
-    merged = ids_type()
+    merged, kinds = ids_type(), ids_type.__struct_fields__
     for ids in all_ids:
-        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids), strict=True):
-            if not value:
-                continue
+        values = msgspec.structs.astuple(ids)
+        for kind, value in compress(zip(kinds, values, strict=True), values):  # the ids given (most are empty)
             have = getattr(merged, kind)
             if isinstance(value, list):
                 have += [item for item in value if item not in have]
