@@ -402,13 +402,23 @@ def id_values(ids: Ids | PublicationIds, kinds: tuple[str, ...]) -> dict[str, st
     >>> id_values(PublicationIds(doi="10.1/x", msr="123"), ("doi", "arxiv", "msr", "elamur"))
     {'doi': '10.1/x', 'msr': '123'}
     """
-    fields = dict(zip(type(ids).__struct_fields__, msgspec.structs.astuple(ids), strict=True))
-    sites, found = registered_sites(), {}
-    for kind in kinds:
-        value = own_id(ids, kind) if kind in sites else fields.get(kind)
+    found, sites = {}, registered_sites()
+    for kind, place in _id_places(type(ids), kinds, sites):
+        value = getattr(ids, place) if place else None
+        if place is None or (kind in sites and not isinstance(value, str | None)):  # as ``own_id`` reads it
+            value = ids.other.get(kind)
         if value:
             found[kind] = value
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _id_places(ids_type: type[Ids] | type[PublicationIds], kinds: tuple[str, ...],
+               sites: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """Where ``id_values`` reads each kind: the field of that name, or (None) ``other`` for a site with no field
+    of its own; a kind that is no field and no site is left out. Worked out once per type, kinds and registry."""
+    fields = ids_type.__struct_fields__
+    return tuple((kind, kind if kind in fields else None) for kind in kinds if kind in fields or kind in sites)
 
 
 def string_kinds(ids_type: type[Ids] | type[PublicationIds]) -> tuple[str, ...]:

@@ -52,7 +52,7 @@ def csl_text(text: str) -> str:
 def csl_texts(value: Any) -> Any:
     """``value`` (an item, or any part of one) with ``csl_text`` applied to every string in it."""
     if isinstance(value, str):
-        return csl_text(value)
+        return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
         return {key: csl_texts(part) for key, part in value.items()}
     if isinstance(value, list):
@@ -73,10 +73,10 @@ def csl_name(name: str) -> dict[str, str]:
 def _name_fields(name: str) -> tuple[tuple[str, str], ...]:
     parts = split_name(name)
     if parts.literal is not None:
-        return (("literal", parts.literal),)
+        return (("literal", csl_text(parts.literal)),)
     fields = {"family": parts.family, "given": parts.given, "non-dropping-particle": parts.particle,
               "suffix": parts.suffix}
-    return tuple((key, value) for key, value in fields.items() if value)
+    return tuple((key, csl_text(value)) for key, value in fields.items() if value)
 
 
 def csl_authors(pub: Citable) -> list[dict[str, str]] | None:
@@ -112,7 +112,8 @@ def csl_item(pub: Citable, key: str) -> dict[str, Any]:
         # said again where tools that do not know pandoc's convention can read it
         "custom": {"authors_truncated": True} if pub.authors_truncated else None,
     }
-    return {name: csl_texts(value) for name, value in item.items() if value is not None}
+    # the names are CSL text already (made once per distinct name): only the other fields are walked
+    return {name: value if name == "author" else csl_texts(value) for name, value in item.items() if value is not None}
 
 
 def csl_items(pubs: Iterable[Citable], keys: Keys | None = None) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ transliterated by anyascii (``Sørensen`` -> ``sorensen``, ``Đorđević`` -> ``
 
 from __future__ import annotations
 
+import functools
 import re
 from string import ascii_lowercase
 
@@ -39,14 +40,22 @@ def base_key(pub: Citable) -> str:
 
 
 def _author_part(pub: Citable) -> str:
-    if not pub.authors:
-        return "anon"
-    parts = split_name(pub.authors[0])
+    return _name_part(pub.authors[0]) if pub.authors else "anon"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_part(name: str) -> str:
+    """The key's word for a first author: split and transliterated once per distinct name, not per paper."""
+    parts = split_name(name)
     return _ascii_word(parts.literal or parts.family or "") or "anon"
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+
+
 def _title_part(title: str | None) -> str:
-    words = re.findall(r"[a-z0-9]+", ascii_letters(title or ""))
+    # the words are read only as far as the first that is no stop word (most often the first or second)
+    words = (match[0] for match in _WORD.finditer(ascii_letters(title or "")))
     return next((word for word in words if word not in STOP_WORDS and not word.isdigit()), "")
 
 

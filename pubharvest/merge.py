@@ -28,9 +28,11 @@ said in ``sources``.
 from __future__ import annotations
 
 import functools
+import operator
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from itertools import compress
 from typing import Any, TypeVar
 
 import msgspec
@@ -324,15 +326,18 @@ def _profile_named_by_rows(result: PageResult) -> str | None:
 
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
-    fields = {f: getattr(pub, f) for f in _publication_fields()}
+    names, taken = _publication_fields()
     run, fetched_at = _when(result)
-    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at, **fields)
+    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at,
+                        **dict(zip(names, taken(msgspec.structs.astuple(pub)), strict=True)))
 
 
 @functools.cache
-def _publication_fields() -> tuple[str, ...]:
-    """The fields a ``SourceRecord`` takes from its ``Publication``."""
-    return tuple(f for f in SourceRecord.__struct_fields__ if f in Publication.__struct_fields__)
+def _publication_fields() -> tuple[tuple[str, ...], Callable[[tuple[Any, ...]], tuple[Any, ...]]]:
+    """The fields a ``SourceRecord`` takes from its ``Publication``, and what picks their values out of the
+    ``Publication``'s values (in its field order)."""
+    names = tuple(f for f in SourceRecord.__struct_fields__ if f in Publication.__struct_fields__)
+    return names, operator.itemgetter(*(Publication.__struct_fields__.index(f) for f in names))
 
 
 def _when(result: PageResult) -> tuple[str | None, str | None]:
@@ -534,8 +539,20 @@ def _best_title(sources: list[SourceRecord]) -> SourceRecord:
     def rank(s: SourceRecord) -> _Rank:
         title = s.title or ""
         return (_title_usable(s), not _title_cut(s), len(title_key(title)),
-                not title.isupper(), sum(map(str.isupper, title)))
+                not title.isupper(), _capitals(title))
     return _best(sources, rank)
+
+
+_NO_CAPITALS = str.maketrans("", "", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _capitals(text: str) -> int:
+    """How many capital letters ``text`` holds (for ASCII text, by one deleting pass in C).
+
+    >>> _capitals("ZeRO-Offload"), _capitals("Ærø Ölfus")
+    (4, 2)
+    """
+    return len(text) - len(text.translate(_NO_CAPITALS)) if text.isascii() else sum(map(str.isupper, text))
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
@@ -590,11 +607,10 @@ def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:
     >>> ids.doi, ids.arxiv, ids.scholar_clusters
     ('10.1/a', '2101.1', ['1', '2'])
     """
-    merged = ids_type()
+    merged, kinds = ids_type(), ids_type.__struct_fields__
     for ids in all_ids:
-        for kind, value in zip(ids_type.__struct_fields__, msgspec.structs.astuple(ids), strict=True):
-            if not value:
-                continue
+        values = msgspec.structs.astuple(ids)
+        for kind, value in compress(zip(kinds, values, strict=True), values):  # the ids given (most are empty)
             have = getattr(merged, kind)
             if isinstance(value, list):
                 have += [item for item in value if item not in have]

@@ -9,6 +9,7 @@ from ..dataframes import write_results_parquet
 from ..inputs import input_error, iter_inputs, read_results
 from ..merge import merge
 from ..output import MERGED_WRITERS, open_output
+from ..parsers.text import paused_gc
 from ..tables import CLI_TABLES, MERGED_TABLES, table_writers
 from .options import add_enrich_options, add_input_options, enrich_pages
 from .reading import Tally
@@ -32,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Python's cycle collector paused for the whole command: reading, merging and writing make millions of
+    # objects and no cycles, and each of its passes would walk all the records held so far again
+    with paused_gc():
+        return _merged(args)
+
+
+def _merged(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     tally.require_some()

@@ -9,6 +9,7 @@ import sys
 from ..errors import ExitCode
 from ..metrics import ALIGNMENTS, BY, at_year, metrics
 from ..output import _Writer, open_output
+from ..parsers.text import paused_gc
 from ..tables import METRIC_TABLES, csv_writer
 from .options import add_input_options
 from .reading import Tally, read_pages
@@ -54,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if args.metric_table != "metrics" and args.format != "csv":
         print("pubharvest metrics: --table goes with --format csv", file=sys.stderr)
         return ExitCode.USAGE
+    with paused_gc():  # as in ``merge``: millions of records read and no cycles made
+        return _figures(args)
+
+
+def _figures(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
     pages = read_pages(args, tally)
     tally.require_some()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
@@ -34,8 +35,8 @@ from hypothesis import strategies as st
 from pubharvest import frames, parsers
 from pubharvest.cli import main
 from pubharvest.errors import BadRecords, ExitCode, ParseError
-from pubharvest.parsers.records import to_builtins
-from pubharvest.recordfiles import page_results, record_of
+from pubharvest.parsers.records import PageResult, to_builtins
+from pubharvest.recordfiles import _as_written, _compiled_test, _result_check, page_results, record_of
 
 SCHEMA = parsers.json_schema()
 MAX = 2**63 - 1
@@ -437,3 +438,31 @@ def test_a_mutated_record_reads_alike_from_a_file_and_as_a_dict(data: st.DataObj
         assert as_dict == from_file
     else:
         assert [to_builtins(r) for r in from_file] == [to_builtins(as_dict)]
+
+
+# --- the fast paths of reading record files decide as the slow checks do -----------------------------
+
+
+def test_a_key_given_twice_in_a_file_otherwise_as_pubharvest_writes_it_is_refused(tmp_path: Path, capsys) -> None:
+    """A file as ``parse -f jsonl`` writes it skips the slow reading for keys given twice (it is its records' own
+    encoding, which gives each key once); a key given twice makes it no longer that, and is still refused."""
+    written = b"".join(msgspec.json.encode(record) + b"\n" for record in RECORDS)
+    assert _as_written(written, page_results(written) or [], lines=True)  # the file takes the fast path
+    twice = written.replace(b'"page":"publication_list",', b'"page":"publication_list","page":"rows",', 1)
+    assert twice != written
+    source = tmp_path / "twice.jsonl"
+    source.write_bytes(twice)
+    assert main(["merge", str(source)]) == ExitCode.BAD_RECORDS
+    assert capsys.readouterr().err.strip() == \
+        f"{source}: bad_records: line 2: the key 'page' is given twice in one object"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_compiled_schema_test_passes_exactly_the_records_the_naming_check_passes(data: st.DataObject) -> None:
+    record = mutated(data.draw(st.sampled_from(RECORDS)), data.draw)
+    try:
+        result = msgspec.convert(record, PageResult)
+    except (msgspec.ValidationError, TypeError, ValueError):  # no record of the types: nothing to check further
+        return
+    assert _compiled_test()(result) is (_result_check()(result, "") is None)
