@@ -336,19 +336,19 @@ def _metrics_result(result: Result) -> MetricsResult | None:
 
 
 def _set_rows(result: Result) -> Iterator[SetRow]:
-    if (result := _metrics_result(result)) is not None:
-        yield from (SetRow(person, each) for person in result.people for each in person.sets)
+    if (figures := _metrics_result(result)) is not None:
+        yield from (SetRow(person, each) for person in figures.people for each in person.sets)
 
 
 def _gap_rows(result: Result) -> Iterator[GapRow]:
-    if (result := _metrics_result(result)) is not None:
-        yield from (GapRow(person, gap, paper) for person in result.people for gap in person.gaps
+    if (figures := _metrics_result(result)) is not None:
+        yield from (GapRow(person, gap, paper) for person in figures.people for gap in person.gaps
                     for paper in gap.papers)
 
 
 def _year_points(result: Result) -> Iterator[YearPoint]:
-    if (result := _metrics_result(result)) is not None:
-        yield from (point for person in result.people for point in person.years)
+    if (figures := _metrics_result(result)) is not None:
+        yield from (point for person in figures.people for point in person.years)
 
 
 def _stated(name: str) -> Callable[[SetRow], int | None]:
