@@ -659,6 +659,9 @@ def within_int64(result: PageResult) -> PageResult:
     >>> r = within_int64(PageResult(site="scholar", page="profile", publications=[Publication(citations=2**64)]))
     >>> r.publications[0].citations, r.warnings[0].code
     (None, 'value_out_of_range')
+    >>> digits = PageResult(site="scholar", page="profile", publications=[Publication(title="9" * 25, citations=2)])
+    >>> within_int64(digits) is digits
+    True
     """
     if not _LONG_NUMBER.search(to_json(result)):  # digits in a text (an id, a URL) are no JSON number
         return result

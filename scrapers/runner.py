@@ -44,7 +44,7 @@ __all__ = ["Runner", "run_job"]
 
 # Targets between their first request and their commit, per connection: enough for the writer to commit
 # several at once, few enough that their pages, held until then, do not add up.
-IN_FLIGHT_PER_CONNECTION = 4
+IN_FLIGHT_PER_CONNECTION = 8
 
 
 class Runner(Engine):
