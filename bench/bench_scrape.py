@@ -4,14 +4,15 @@ requests in flight (goal: >= 1.6x against a server answering in 50 ms, ``--delay
 
     python bench/bench_scrape.py [--users 5] [--pages 100] [--store] [--delay 0.05]
     python bench/bench_scrape.py --hostile [--bomb-mb 2048]
-    python bench/bench_scrape.py --targets 1000 [--rows 100] [--repeat 3]
+    python bench/bench_scrape.py --targets 1000 [--rows 100] [--repeat 3] [--before OTHER_VENV/bin/python]
 
 ``--targets N`` runs a job of N Scholar profiles (one page of ``--rows`` rows each) with a store and
 a WARC archive, 4 requests in flight, beside its floor: a bare ``httpx.AsyncClient`` loop fetching
 the same N URLs with the same 4 connections, each in a process of its own, interleaved, ``--repeat``
 times; it prints the job's wall time as a ratio to the floor's (goal: 3x), min and median, and the
 job's peak memory per target (its peak at N targets less its peak at N/4, over the 3N/4 targets
-between: goal flat, a few KB, not a target's page held).
+between: goal flat, a few KB, not a target's page held). ``--before PYTHON`` also runs the job, in the
+same rounds, under another interpreter that has another checkout installed (the code before a change).
 
 ``--hostile`` runs a job against a hostile server instead, under each engine in a process of its
 own, and prints that process's peak memory (goal: under 500 MB): a gzip bomb (``--bomb-mb`` MB
@@ -77,15 +78,24 @@ def job_text(base: str, users: list[str], concurrency: int, store: bool) -> str:
     return "\n".join(lines)
 
 
-def run(base: str, users: list[str], concurrency: int, store: bool):
-    from pubharvest.cli.scrape import StoreSink
+def store_sink(path: Path):
+    """What ``pubharvest scrape`` saves with (a checkout before ``StoreSink``: a plain save)."""
     from pubharvest.store import Store
 
+    store = Store(path)
+    try:
+        from pubharvest.cli.scrape import StoreSink
+    except ImportError:
+        return lambda run, target, record: store.save(run, target.id, record)
+    return StoreSink(store)
+
+
+def run(base: str, users: list[str], concurrency: int, store: bool):
     with tempfile.TemporaryDirectory() as folder:
         job = job_from_toml(job_text(base, users, concurrency, store), root=Path(folder))
         sinks = []
         if store:
-            sinks.append(StoreSink(Store(job.store)))  # what `pubharvest scrape` saves with
+            sinks.append(store_sink(job.store))
         summary = asyncio.run(run_job(job, sinks))
         archive = (Path(folder) / "out.warc.gz").stat().st_size
     return summary, archive
@@ -121,13 +131,13 @@ def job_child(base: str, users: list[str]) -> None:
     assert summary.counts()["done"] == len(users), summary.line()
 
 
-def timed_child(kind: str, base: str, users: int) -> tuple[float, float]:
+def timed_child(kind: str, base: str, users: int, python: str = sys.executable) -> tuple[float, float]:
     """Wall seconds and peak memory (MB) of one child process running ``kind`` (job or floor)."""
     import os
     import time
 
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, __file__, "--child", kind, "--base", base, "--targets", str(users)])
+    child = subprocess.Popen([python, __file__, "--child", kind, "--base", base, "--targets", str(users)])
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
@@ -135,28 +145,35 @@ def timed_child(kind: str, base: str, users: int) -> tuple[float, float]:
     return time.perf_counter() - started, usage.ru_maxrss / 1024
 
 
-def against_floor(targets: int, rows: int, repeat: int) -> None:
+def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> None:
+    import os
     import statistics
 
     users = [f"Bench{i:05d}xAAAAJ" for i in range(targets)]
     server, base = start_server(users, 1, 0.0, rows)
     try:
         timed_child("job", base, 20)  # warm up: the bytecode caches, the server's threads
-        ratios, jobs, floors = [], [], []
+        ratios, jobs, floors, olds, old_ratios = [], [], [], [], []
         for _ in range(repeat):
             floor, _ = timed_child("floor", base, targets)
             job, _ = timed_child("job", base, targets)
             ratios.append(job / floor)
             jobs.append(job)
             floors.append(floor)
+            if before:
+                olds.append(timed_child("job", base, targets, before)[0])
+                old_ratios.append(olds[-1] / floor)
         _, small_peak = timed_child("job", base, targets // 4)
         _, peak = timed_child("job", base, targets)
+        if before:
+            _, old_small_peak = timed_child("job", base, targets // 4, before)
+            _, old_peak = timed_child("job", base, targets, before)
     finally:
         server.terminate()
         server.wait()
     per_target = (peak - small_peak) * 1024 / (targets - targets // 4)
     print(f"{targets} targets of one {rows}-row Scholar page, store and WARC, {IN_FLIGHT} in flight "
-          f"(each a whole process; {repeat} runs, interleaved)")
+          f"(each a whole process; {repeat} runs, interleaved; load average {os.getloadavg()[0]:.1f})")
     print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s")
     print(f"  job: min {min(jobs):.2f} s, median {statistics.median(jobs):.2f} s = "
           f"{targets / statistics.median(jobs):.0f} pages/s")
@@ -165,6 +182,11 @@ def against_floor(targets: int, rows: int, repeat: int) -> None:
     print(f"  peak memory: {small_peak:.0f} MB at {targets // 4} targets, {peak:.0f} MB at {targets}: "
           f"{per_target:+.1f} KB a target (goal <= {GOAL_KB_PER_TARGET:g} KB)  "
           f"{'ok' if per_target <= GOAL_KB_PER_TARGET else 'MISSED'}")
+    if before:
+        old_per_target = (old_peak - old_small_peak) * 1024 / (targets - targets // 4)
+        print(f"  before ({before}): min {min(olds):.2f} s, median {statistics.median(olds):.2f} s = "
+              f"{targets / statistics.median(olds):.0f} pages/s; / floor: min {min(old_ratios):.2f}x, median "
+              f"{statistics.median(old_ratios):.2f}x; {old_per_target:+.1f} KB a target")
 
 
 def hostile(bomb_mb: int) -> None:
@@ -217,6 +239,7 @@ def main() -> None:
     args.add_argument("--targets", type=int, help="a job of this many one-page targets beside a bare httpx loop")
     args.add_argument("--rows", type=int, default=100, help="with --targets: rows of each target's page")
     args.add_argument("--repeat", type=int, default=3, help="with --targets: runs of each, interleaved")
+    args.add_argument("--before", metavar="PYTHON", help="with --targets: also run the job under this interpreter")
     args.add_argument("--child", choices=("job", "floor"), help=argparse.SUPPRESS)
     args.add_argument("--base", help=argparse.SUPPRESS)
     options = args.parse_args()
@@ -226,7 +249,7 @@ def main() -> None:
         users = [f"Bench{i:05d}xAAAAJ" for i in range(options.targets)]
         return (job_child if options.child == "job" else floor_child)(options.base, users)
     if options.targets:
-        return against_floor(options.targets, options.rows, options.repeat)
+        return against_floor(options.targets, options.rows, options.repeat, options.before)
     users = [f"Bench{i:03d}xxAAAAJ" for i in range(options.users)]
     server, base = start_server(users, options.pages, options.delay)
     try:
