@@ -3,7 +3,7 @@
 
     python bench/bench_startup.py [--repeat 21]
 
-Goals (issue 25): a small page parsed in at most 3x the bare interpreter's time, and ``--help`` in
+Goals: a small page parsed in at most 3x the bare interpreter's time, and ``--help`` in
 at most 2x (the ratio is what carries to another machine). The small pages are the three seed pages
 in ``fixtures/`` (one per site, 4-20 kB), each written to a temporary file so that the run reads what
 a user's saved page would be; each command runs ``--repeat`` times, interleaved, and the medians of
