@@ -4,6 +4,15 @@ requests in flight (goal: >= 1.6x against a server answering in 50 ms, ``--delay
 
     python bench/bench_scrape.py [--users 5] [--pages 100] [--store] [--delay 0.05]
     python bench/bench_scrape.py --hostile [--bomb-mb 2048]
+    python bench/bench_scrape.py --targets 1000 [--rows 100] [--repeat 3] [--before OTHER_VENV/bin/python]
+
+``--targets N`` runs a job of N Scholar profiles (one page of ``--rows`` rows each) with a store and
+a WARC archive, 4 requests in flight, beside its floor: a bare ``httpx.AsyncClient`` loop fetching
+the same N URLs with the same 4 connections, each in a process of its own, interleaved, ``--repeat``
+times; it prints the job's wall time as a ratio to the floor's (goal: 3x), min and median, and the
+job's peak memory per target (its peak at N targets less its peak at N/4, over the 3N/4 targets
+between: goal flat, a few KB, not a target's page held). ``--before PYTHON`` also runs the job, in the
+same rounds, under another interpreter that has another checkout installed (the code before a change).
 
 ``--hostile`` runs a job against a hostile server instead, under each engine in a process of its
 own, and prints that process's peak memory (goal: under 500 MB): a gzip bomb (``--bomb-mb`` MB
@@ -44,10 +53,13 @@ with SlowSite(float(sys.argv[2])) as site:
     threading.Event().wait()
 """
 GOAL_OUTSIDE, GOAL_SPEED_UP = 0.10, 1.6
+GOAL_FLOOR_RATIO, GOAL_KB_PER_TARGET = 3.0, 10.0
+IN_FLIGHT = 4
 
 
-def start_server(users: list[str], pages: int, delay: float = 0.0) -> tuple[subprocess.Popen, str]:
-    rows = [f"{u}={pages * 100}" for u in users]
+def start_server(users: list[str], pages: int, delay: float = 0.0, rows_per_page: int = 100,
+                 ) -> tuple[subprocess.Popen, str]:
+    rows = [f"{u}={pages * rows_per_page}" for u in users]
     argv = ([sys.executable, "-c", _SLOW_SERVER, str(ROOT / "tests" / "helpers"), str(delay), *rows] if delay else
             [sys.executable, str(ROOT / "tests" / "helpers" / "fakesite.py"), "0", *rows])
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
@@ -66,18 +78,115 @@ def job_text(base: str, users: list[str], concurrency: int, store: bool) -> str:
     return "\n".join(lines)
 
 
-def run(base: str, users: list[str], concurrency: int, store: bool):
+def store_sink(path: Path):
+    """What ``pubharvest scrape`` saves with (a checkout before ``StoreSink``: a plain save)."""
     from pubharvest.store import Store
 
+    store = Store(path)
+    try:
+        from pubharvest.cli.scrape import StoreSink
+    except ImportError:
+        return lambda run, target, record: store.save(run, target.id, record)
+    return StoreSink(store)
+
+
+def run(base: str, users: list[str], concurrency: int, store: bool):
     with tempfile.TemporaryDirectory() as folder:
         job = job_from_toml(job_text(base, users, concurrency, store), root=Path(folder))
         sinks = []
         if store:
-            db = Store(job.store)
-            sinks.append(lambda run, target, record: db.save(run, target.id, record))
+            sinks.append(store_sink(job.store))
         summary = asyncio.run(run_job(job, sinks))
         archive = (Path(folder) / "out.warc.gz").stat().st_size
     return summary, archive
+
+
+def floor_child(base: str, users: list[str]) -> None:
+    """The floor: the same URLs fetched by a bare ``httpx.AsyncClient`` loop, bodies read whole."""
+    import httpx
+
+    from pubharvest.parsers import site_info
+
+    urls = [site_info("scholar").profile_url(user, base) for user in users]
+
+    async def fetch_all() -> int:
+        limits = httpx.Limits(max_connections=IN_FLIGHT, max_keepalive_connections=IN_FLIGHT)
+        async with httpx.AsyncClient(limits=limits) as client:
+            queue = iter(urls)
+
+            async def worker() -> int:
+                read = 0
+                for url in queue:
+                    read += len((await client.get(url)).content)
+                return read
+
+            return sum(await asyncio.gather(*(worker() for _ in range(IN_FLIGHT))))
+
+    asyncio.run(fetch_all())
+
+
+def job_child(base: str, users: list[str]) -> None:
+    """The job: ``users`` as targets, 4 in flight, with a store and a WARC archive."""
+    summary, _ = run(base, users, IN_FLIGHT, True)
+    assert summary.counts()["done"] == len(users), summary.line()
+
+
+def timed_child(kind: str, base: str, users: int, python: str = sys.executable) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB) of one child process running ``kind`` (job or floor)."""
+    import os
+    import time
+
+    started = time.perf_counter()
+    child = subprocess.Popen([python, __file__, "--child", kind, "--base", base, "--targets", str(users)])
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"the {kind} child failed with exit {child.returncode}")
+    return time.perf_counter() - started, usage.ru_maxrss / 1024
+
+
+def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> None:
+    import os
+    import statistics
+
+    users = [f"Bench{i:05d}xAAAAJ" for i in range(targets)]
+    server, base = start_server(users, 1, 0.0, rows)
+    try:
+        timed_child("job", base, 20)  # warm up: the bytecode caches, the server's threads
+        ratios, jobs, floors, olds, old_ratios = [], [], [], [], []
+        for _ in range(repeat):
+            floor, _ = timed_child("floor", base, targets)
+            job, _ = timed_child("job", base, targets)
+            ratios.append(job / floor)
+            jobs.append(job)
+            floors.append(floor)
+            if before:
+                olds.append(timed_child("job", base, targets, before)[0])
+                old_ratios.append(olds[-1] / floor)
+        _, small_peak = timed_child("job", base, targets // 4)
+        _, peak = timed_child("job", base, targets)
+        if before:
+            _, old_small_peak = timed_child("job", base, targets // 4, before)
+            _, old_peak = timed_child("job", base, targets, before)
+    finally:
+        server.terminate()
+        server.wait()
+    per_target = (peak - small_peak) * 1024 / (targets - targets // 4)
+    print(f"{targets} targets of one {rows}-row Scholar page, store and WARC, {IN_FLIGHT} in flight "
+          f"(each a whole process; {repeat} runs, interleaved; load average {os.getloadavg()[0]:.1f})")
+    print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s")
+    print(f"  job: min {min(jobs):.2f} s, median {statistics.median(jobs):.2f} s = "
+          f"{targets / statistics.median(jobs):.0f} pages/s")
+    print(f"  job / floor: min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x "
+          f"(goal <= {GOAL_FLOOR_RATIO:g}x)  {'ok' if statistics.median(ratios) <= GOAL_FLOOR_RATIO else 'MISSED'}")
+    print(f"  peak memory: {small_peak:.0f} MB at {targets // 4} targets, {peak:.0f} MB at {targets}: "
+          f"{per_target:+.1f} KB a target (goal <= {GOAL_KB_PER_TARGET:g} KB)  "
+          f"{'ok' if per_target <= GOAL_KB_PER_TARGET else 'MISSED'}")
+    if before:
+        old_per_target = (old_peak - old_small_peak) * 1024 / (targets - targets // 4)
+        print(f"  before ({before}): min {min(olds):.2f} s, median {statistics.median(olds):.2f} s = "
+              f"{targets / statistics.median(olds):.0f} pages/s; / floor: min {min(old_ratios):.2f}x, median "
+              f"{statistics.median(old_ratios):.2f}x; {old_per_target:+.1f} KB a target")
 
 
 def hostile(bomb_mb: int) -> None:
@@ -127,9 +236,20 @@ def main() -> None:
                       help="seconds the server takes to answer each page (0.05 for the goal)")
     args.add_argument("--hostile", action="store_true", help="peak memory of a job against a hostile server")
     args.add_argument("--bomb-mb", type=int, default=2048, help="the gzip bomb's decompressed size (default 2048)")
+    args.add_argument("--targets", type=int, help="a job of this many one-page targets beside a bare httpx loop")
+    args.add_argument("--rows", type=int, default=100, help="with --targets: rows of each target's page")
+    args.add_argument("--repeat", type=int, default=3, help="with --targets: runs of each, interleaved")
+    args.add_argument("--before", metavar="PYTHON", help="with --targets: also run the job under this interpreter")
+    args.add_argument("--child", choices=("job", "floor"), help=argparse.SUPPRESS)
+    args.add_argument("--base", help=argparse.SUPPRESS)
     options = args.parse_args()
     if options.hostile:
         return hostile(options.bomb_mb)
+    if options.child:
+        users = [f"Bench{i:05d}xAAAAJ" for i in range(options.targets)]
+        return (job_child if options.child == "job" else floor_child)(options.base, users)
+    if options.targets:
+        return against_floor(options.targets, options.rows, options.repeat, options.before)
     users = [f"Bench{i:03d}xxAAAAJ" for i in range(options.users)]
     server, base = start_server(users, options.pages, options.delay)
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from pubharvest import siteregistry as registry
 from pubharvest.errors import (
     Binary,
     Blocked,
@@ -27,7 +28,6 @@ from pubharvest.errors import (
     Unrecognised,
 )
 
-from . import registry
 from .page import Document, refuse_forbidden
 from .records import PageResult, Source, json_schema
 from .site import SiteInfo
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .registry import SITES
+    from pubharvest.siteregistry import SITES
 
 
 class _Package(ModuleType):

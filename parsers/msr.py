@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # parsel is imported when a page is parsed, so that listing t
     from parsel import Selector, SelectorList
 
 from pubharvest.errors import LayoutChanged, Truncated
+from pubharvest.siteregistry import TITLES
 
 from .identifiers import ids_from_links, ids_from_meta, ids_from_text
 from .listings import check_listings, distinct
@@ -50,7 +51,7 @@ from .warning_codes import Warn
 __all__ = ["SITE", "sniff", "parse"]
 
 SITE = SiteInfo(
-    name="msr", title="Microsoft Research", base_url="https://www.microsoft.com", hosts=("microsoft.com",),
+    name="msr", title=TITLES["msr"], base_url="https://www.microsoft.com", hosts=("microsoft.com",),
     id_pattern=r"[a-z0-9][a-z0-9._-]*", id_example="adaexample",
     profile_path="/en-us/research/people/{id}/publications/",
     page_kinds=("publication_list", "publication"),

@@ -26,7 +26,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from . import registry
+from pubharvest import siteregistry as registry
+
 from .warning_codes import Warn, codes
 
 __all__ = [

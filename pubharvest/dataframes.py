@@ -25,7 +25,6 @@ from pubharvest.parsers.records import PageResult
 
 from .errors import BadRecords, MissingDependency
 from .merge import MergeResult
-from .metrics import MetricsResult
 from .output import TEMP_MARK
 from .recordfiles import record_of
 from .tables import MERGED_TABLES, METRIC_TABLES, PAGE_TABLES, TABLES, Column, Result, columns_of
@@ -33,6 +32,8 @@ from .tables import MERGED_TABLES, METRIC_TABLES, PAGE_TABLES, TABLES, Column, R
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+
+    from .metrics import MetricsResult  # imported where used: it costs other commands' start
 
 __all__ = ["frames", "frame", "frame_of", "write_parquet", "results_of", "arrow_schema"]
 
@@ -50,6 +51,8 @@ def frames(results: Any) -> dict[str, pd.DataFrame]:
     given as its JSON is checked by the rule ``merge`` reads record files by (``recordfiles.record_of``):
     one that is not as the schema states is ``BadRecords`` naming the record and the field.
     """
+    from .metrics import MetricsResult
+
     _pandas()  # before reading anything: the one-line install hint, not an error half-way
     items = results_of(results)
     names = PAGE_TABLES + (MERGED_TABLES if any(isinstance(item, MergeResult) for item in items) else ())
@@ -88,6 +91,7 @@ def _series(column: Column, values: list[Any]) -> pd.Series:
 
 def results_of(results: Any) -> list[Result]:
     """``results`` as a list of page results and merges (see ``frames`` for what it may be)."""
+    from .metrics import MetricsResult
     from .store import Store
 
     if isinstance(results, (PageResult, MergeResult, MetricsResult, dict, Store)):
@@ -114,6 +118,8 @@ def results_of(results: Any) -> list[Result]:
 def _decoded(item: dict[str, Any], where: str) -> Result:
     """A page result, merge or set of figures from its JSON (as ``json.loads`` gives it); ``where`` names
     it in an error."""
+    from .metrics import MetricsResult
+
     kind: type[MergeResult] | type[MetricsResult]
     if {"profiles", "papers"} <= item.keys():
         kind = MergeResult

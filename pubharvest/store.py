@@ -35,7 +35,7 @@ import hashlib
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -214,6 +214,31 @@ class _Dialect:
         with connection:
             yield _Sql(connection, self)
 
+    @contextmanager
+    def group(self, connection: Connection) -> Iterator[None]:
+        """One transaction around several (each a ``savepoint``): one commit, so one set of fsyncs, for all."""
+        assert isinstance(connection, sqlite3.Connection)
+        connection.commit()  # anything sqlite3 began implicitly
+        connection.execute("BEGIN")  # explicit: a SAVEPOINT outside a transaction would commit on RELEASE
+        try:
+            yield
+        except BaseException:
+            connection.rollback()
+            raise
+        connection.commit()
+
+    @contextmanager
+    def savepoint(self, connection: Connection) -> Iterator[_Sql]:
+        """A transaction within ``group``: undone alone when it fails, committed with the group."""
+        connection.execute("SAVEPOINT one_record")
+        try:
+            yield _Sql(connection, self)
+        except BaseException:
+            connection.execute("ROLLBACK TO one_record")
+            connection.execute("RELEASE one_record")
+            raise
+        connection.execute("RELEASE one_record")
+
     def create_schema(self, connection: Connection) -> None:
         try:
             problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
@@ -338,6 +363,19 @@ class _Postgres(_Dialect):
         return statement.replace("?", "%s")  # no statement here holds a literal "?" or "%"
 
     @contextmanager
+    def group(self, connection: Connection) -> Iterator[None]:
+        import psycopg
+
+        assert isinstance(connection, psycopg.Connection)
+        with connection.transaction():
+            yield
+
+    @contextmanager
+    def savepoint(self, connection: Connection) -> Iterator[_Sql]:
+        with self.transaction(connection) as db:  # psycopg makes a transaction within one a savepoint
+            yield db
+
+    @contextmanager
     def transaction(self, connection: Connection) -> Iterator[_Sql]:
         import psycopg
 
@@ -398,6 +436,7 @@ class Store:
             raise StoreError(f"{path}: a store is an SQLite file or a postgresql:// URL")
         self.dialect = _Postgres() if is_database_url(path) else _Dialect()
         self.connection = self.dialect.connect(path, readonly)
+        self._grouped = False
         try:
             if readonly:
                 self.tables = self._checked_tables(path)
@@ -427,6 +466,21 @@ class Store:
     def close(self) -> None:
         self.connection.close()
 
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        """Saves within it share one transaction, each its own savepoint (a failed save is undone alone):
+        a job's writer saves the targets that end together with one commit, before its journal says
+        any of them is done."""
+        with self.dialect.group(self.connection):
+            self._grouped = True
+            try:
+                yield
+            finally:
+                self._grouped = False
+
+    def _transaction(self) -> AbstractContextManager[_Sql]:
+        return (self.dialect.savepoint if self._grouped else self.dialect.transaction)(self.connection)
+
     @property
     def time_column(self) -> str:
         """The ``profile_runs`` column that orders a profile's history: ``taken_at`` (schema 4), or in an
@@ -454,7 +508,7 @@ class Store:
                  for position, pub in _in_key_order(site, result.publications)]
         versions = [(version_digest(text), site, pub_id, text)
                     for text, pub_id in ((version_record(pub), pub_id) for _, pub_id, pub in keyed)]
-        with self.dialect.transaction(self.connection) as db:
+        with self._transaction() as db:
             partial = run_standing(result.warnings)[0]
             previous = db.execute(_PREVIOUS_RUN, (site, profile_id, run, partial, taken_at)).fetchone()
             shrunk = shrink_warning(result, previous)
@@ -494,7 +548,7 @@ class Store:
         """Keep that ``run`` tried a profile and got no record of it (blocked, refused, failed): it is
         named in the history (``pubharvest changes``), never taken as a profile that lost its papers."""
         taken_at = utc_text(taken_at or datetime.now(timezone.utc).isoformat())
-        with self.dialect.transaction(self.connection) as db:
+        with self._transaction() as db:
             if db.execute("SELECT 1 FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id = ?",
                           (site, profile_id, run)).fetchone() is None:
                 db.execute("INSERT INTO run_failures (site, profile_id, run_id, taken_at, status, code, message) "
@@ -516,7 +570,7 @@ class Store:
     def keep_pages(self, pages: Sequence[str], run: str, site: str, profile_id: str) -> None:
         """Note the hashes of the pages ``store add`` took in for ``run``."""
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        with self.dialect.transaction(self.connection) as db:
+        with self._transaction() as db:
             db.executemany("INSERT INTO added_pages (sha256, run_id, site, profile_id, added_at) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
                            [(sha, run, site, profile_id, now) for sha in pages])
@@ -595,7 +649,7 @@ def shrink_warning(result: PageResult, previous: tuple[str, int] | None) -> Page
                                               "kept, but not exported while that record stands")
 
 
-_LONG_NUMBER = re.compile(rb"\d{19,}")  # no int of 64 bits has more digits than 19
+_LONG_NUMBER = re.compile(rb"[:,\[]-?\d{19,}[,\]}]")  # a JSON number of more digits than any of 64 bits
 
 
 def within_int64(result: PageResult) -> PageResult:
@@ -605,8 +659,11 @@ def within_int64(result: PageResult) -> PageResult:
     >>> r = within_int64(PageResult(site="scholar", page="profile", publications=[Publication(citations=2**64)]))
     >>> r.publications[0].citations, r.warnings[0].code
     (None, 'value_out_of_range')
+    >>> digits = PageResult(site="scholar", page="profile", publications=[Publication(title="9" * 25, citations=2)])
+    >>> within_int64(digits) is digits
+    True
     """
-    if not _LONG_NUMBER.search(to_json(result)):
+    if not _LONG_NUMBER.search(to_json(result)):  # digits in a text (an id, a URL) are no JSON number
         return result
     found: list[str] = []
     data = _nulled(msgspec.to_builtins(result), "", found)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter, itemgetter
-from typing import Any, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, get_args
 
 import msgspec
 
@@ -37,9 +37,11 @@ from pubharvest.parsers.records import (
 )
 
 from .merge import MergeResult, Paper, SourceRecord
-from .metrics import GAP_KINDS, METRICS, Check, MetricSet, MetricsResult, PaperGap, PersonMetrics, SourceGap, YearPoint
 from .output import _CsvTable, _Writer
 from .store import HISTORY_KEYS
+
+if TYPE_CHECKING:  # the metrics are imported by the metric tables only: they cost every other command's start
+    from .metrics import Check, MetricSet, MetricsResult, PaperGap, PersonMetrics, SourceGap, YearPoint
 
 __all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "METRIC_TABLES", "CLI_TABLES", "profile_id",
            "site_citations",
@@ -49,7 +51,7 @@ __all__ = ["Column", "Table", "TABLES", "PAGE_TABLES", "MERGED_TABLES", "METRIC_
 # What a column holds: text, a nullable integer, a nullable boolean, one of a few values, or a list.
 Kind = Literal["string", "int", "float", "bool", "category", "strings", "ints"]
 KINDS: tuple[str, ...] = get_args(Kind)
-Result = PageResult | MergeResult | MetricsResult
+Result: TypeAlias = "PageResult | MergeResult | MetricsResult"
 
 
 class Column(NamedTuple):
@@ -327,20 +329,26 @@ class GapRow(NamedTuple):
     paper: PaperGap
 
 
+def _metrics_result(result: Result) -> MetricsResult | None:
+    from .metrics import MetricsResult
+
+    return result if isinstance(result, MetricsResult) else None
+
+
 def _set_rows(result: Result) -> Iterator[SetRow]:
-    if isinstance(result, MetricsResult):
-        yield from (SetRow(person, each) for person in result.people for each in person.sets)
+    if (figures := _metrics_result(result)) is not None:
+        yield from (SetRow(person, each) for person in figures.people for each in person.sets)
 
 
 def _gap_rows(result: Result) -> Iterator[GapRow]:
-    if isinstance(result, MetricsResult):
-        yield from (GapRow(person, gap, paper) for person in result.people for gap in person.gaps
+    if (figures := _metrics_result(result)) is not None:
+        yield from (GapRow(person, gap, paper) for person in figures.people for gap in person.gaps
                     for paper in gap.papers)
 
 
 def _year_points(result: Result) -> Iterator[YearPoint]:
-    if isinstance(result, MetricsResult):
-        yield from (point for person in result.people for point in person.years)
+    if (figures := _metrics_result(result)) is not None:
+        yield from (point for person in figures.people for point in person.years)
 
 
 def _stated(name: str) -> Callable[[SetRow], int | None]:
@@ -355,6 +363,8 @@ def _reason_lines(check: Check) -> list[str]:
 def metric_columns() -> list[Column]:
     """One row per set of figures (``pubharvest.metrics``): whose, which source, as of when, every figure,
     which are not complete and why, each stated figure beside them and the reasons they differ."""
+    from .metrics import METRICS
+
     figure_kind: dict[type, Kind] = {int: "int", float: "float"}
     integral = {"papers", "citations", "years", "h_index", "g_index", "i10_index", "hc_index", "hi_norm", "ha_index",
                 "acc10"}
@@ -380,6 +390,8 @@ def _figure(name: str) -> Callable[[SetRow], Any]:
 
 def metric_gap_columns() -> list[Column]:
     """One row per paper two sources of a person show differently."""
+    from .metrics import GAP_KINDS
+
     return [
         Column("person", "string", lambda row: row.person.name), Column("a", "string", lambda row: row.gap.a),
         Column("b", "string", lambda row: row.gap.b), Column("key", "string", lambda row: row.paper.key),

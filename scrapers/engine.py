@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -173,6 +174,17 @@ def too_large_message(url: str, cap: int) -> str:
     return f"{url} is larger than max_bytes = {cap} bytes (decompressed): not read further"
 
 
+@dataclass
+class TargetEnd:
+    """How a target ended, to be committed: its outcome, its record (None when it has none) and the
+    ``WARC-Record-ID`` of its archived page responses, in order."""
+
+    target: Target
+    outcome: Outcome
+    record: PageResult | None = None
+    archived: Sequence[str] = ()
+
+
 class Engine:
     """One job's run as every engine runs it: what it writes to (archive, sinks, ledger) and reports."""
 
@@ -206,35 +218,62 @@ class Engine:
 
     def commit(self, target: Target, outcome: Outcome, record: PageResult | None = None,
                archived: Sequence[str] = ()) -> None:
-        """Make a target's end durable, and note its outcome.
+        """Make a target's end durable, and note its outcome (``commit_group`` of one)."""
+        self.commit_group([TargetEnd(target, outcome, record, archived)])
 
-        Archive (the target's pages, ``archived``), then sinks, then output and ledger: a crash
-        between any two redoes the target, and each step is idempotent or cut back on resume (see
-        journal.py). A pending target without a record leaves nothing: a rerun fetches it again.
+    def commit_group(self, ends: Sequence[TargetEnd]) -> None:
+        """Make the ends of targets durable, and note their outcomes.
+
+        Archive (each target's pages, ``archived``), then sinks, then output and ledger: a crash
+        between any two redoes the targets, and each step is idempotent or cut back on resume (see
+        journal.py). Each step is done for every target of the group before the next begins, so that
+        each file is synced once for the group: the archive, the store (one transaction, a savepoint
+        per record: a sink's ``group()``), the output and the journal. A pending target without a
+        record leaves nothing: a rerun fetches it again.
         """
-        if record is not None:
-            distrust(record, outcome)
-            if self.archive is not None:
-                self.archive.target_done(self.ledger.run, target.key, outcome.status, list(archived),
-                                         record.source.fetched_at if record.source else None)
-            try:
-                for sink in self.sinks:
-                    said = sink(self.ledger.run, target, record)
-                    if said is not None and outcome.status == "done":
-                        outcome.status, outcome.code, outcome.message = "partial", said.code, said.message
-                line = to_json(record)
-            except Exception as error:
-                if is_write_failure(error):  # a full disk, a store gone: the job ends, as documented
-                    raise
-                failed = named_error(error, f"storing {target.key}")
-                outcome = Outcome(target.key, "failed", failed.code, failed.message, outcome.pages)
-                self.ledger.commit(target.key, "failed", outcome.code, None)
-                self.summary.outcomes[target.key] = outcome
-                return
-            self.ledger.commit(target.key, outcome.status, outcome.code, line)
-        elif outcome.status == "failed":
-            self.ledger.commit(target.key, "failed", outcome.code, None)
-        self.summary.outcomes[target.key] = outcome
+        kept = [(end, end.record) for end in ends if end.record is not None]
+        for end, record in kept:
+            distrust(record, end.outcome)
+        if self.archive is not None and kept:
+            for end, record in kept:
+                self.archive.target_done(self.ledger.run, end.target.key, end.outcome.status, list(end.archived),
+                                         record.source.fetched_at if record.source else None, sync=False)
+            self.archive.sync()
+        with ExitStack() as group:
+            for sink in self.sinks:
+                if hasattr(sink, "group"):
+                    group.enter_context(sink.group())
+            lines = [self._sunk(end) for end in ends]
+        entries = [(end.target.key, end.outcome.status, end.outcome.code, line) for end, line in zip(ends, lines,
+                                                                                                    strict=True)
+                   if end.record is not None or end.outcome.status == "failed"]
+        commit_many = getattr(self.ledger, "commit_many", None)
+        if commit_many is not None:
+            commit_many(entries)
+        else:  # a ledger of one commit at a time
+            for entry in entries:
+                self.ledger.commit(*entry)
+        for end in ends:
+            self.summary.outcomes[end.target.key] = end.outcome
+
+    def _sunk(self, end: TargetEnd) -> bytes | None:
+        """The target's record handed to the sinks, as its output line; None when it has none, or when a sink
+        failed on it (then its outcome is made ``failed``, and the sinks' part of it undone where they can)."""
+        if end.record is None:
+            return None
+        try:
+            for sink in self.sinks:
+                said = sink(self.ledger.run, end.target, end.record)
+                if said is not None and end.outcome.status == "done":
+                    end.outcome.status, end.outcome.code, end.outcome.message = "partial", said.code, said.message
+            return to_json(end.record)
+        except Exception as error:
+            if is_write_failure(error):  # a full disk, a store gone: the job ends, as documented
+                raise
+            failed = named_error(error, f"storing {end.target.key}")
+            end.outcome = Outcome(end.target.key, "failed", failed.code, failed.message, end.outcome.pages)
+            end.record = None
+            return None
 
     def leave_pending(self, keys: Iterable[str], code: str) -> None:
         """Targets the run stopped before: ``pending``, for a rerun to fetch."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,6 +111,7 @@ class Fetcher:
         self.hosts: dict[str, Host] = {}
         self.slots = asyncio.Semaphore(settings.concurrency)
         self.stats = Stats()
+        self.exchanges: deque[tuple[Any, ...]] = deque()  # for the archive, not yet written by the writer thread
 
     def host(self, url: str) -> Host:
         name = sites.host_of(url)
@@ -294,8 +296,16 @@ class Fetcher:
         if self.writer is None:
             self.archive.exchange(*args)
         else:
-            self.writer.submit(self.archive.exchange, *args)
+            self.exchanges.append(args)
+            self.writer.submit(self.write_exchanges)
         return record_id
+
+    def write_exchanges(self) -> None:
+        """On the writer thread: archive every exchange queued so far, in order."""
+        while self.exchanges:
+            args = self.exchanges.popleft()
+            if self.archive is not None:
+                self.archive.exchange(*args)
 
 
 def redirect_location(response: httpx.Response) -> str | None:

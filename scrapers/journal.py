@@ -26,6 +26,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, cast, get_args
@@ -84,18 +85,34 @@ class Ledger:
 
     def commit(self, target: str, outcome: Status, code: str | None, record: bytes | None) -> None:
         """Append ``record`` (one JSON line) to the output, then note the target's outcome in the journal."""
-        if record is not None and self.output is not None:
-            line = record + b"\n"
-            self._append({"run": self.run, "target": target, "writing": len(line),
-                          "sha256": hashlib.sha256(line).hexdigest(), "at": self._end})
+        self.commit_many([(target, outcome, code, record)])
+
+    def commit_many(self, ends: Sequence[tuple[str, Status, str | None, bytes | None]]) -> None:
+        """``commit`` of each ``(target, outcome, code, record)``, with one fsync of each file for them all:
+        the note of the lines to be written (their lengths and hashes), the lines, then every outcome."""
+        ends_at: list[int] = []
+        lines = [record + b"\n" for _, _, _, record in ends if record is not None] if self.output else []
+        if lines and self.output is not None:
+            data = b"".join(lines)
+            self._append({"run": self.run, "target": ends[0][0], "writing": len(data),
+                          "sha256": hashlib.sha256(data).hexdigest(), "at": self._end,
+                          **({"lines": [[len(line), hashlib.sha256(line).hexdigest()] for line in lines]}
+                             if len(lines) > 1 else {})})
             with open(self.output, "ab") as stream:
-                stream.write(line)
+                stream.write(data)
                 stream.flush()
                 os.fsync(stream.fileno())
-                self._end = stream.tell()
-        self._append({"run": self.run, "target": target, "outcome": outcome, "code": code, "end": self._end})
-        if outcome in FINISHED:
-            self.finished[target] = outcome
+        for _, _, _, record in ends:
+            if record is not None and self.output is not None:
+                self._end += len(record) + 1
+            ends_at.append(self._end)
+        outcomes: list[dict[str, object]] = [{"run": self.run, "target": target, "outcome": outcome, "code": code,
+                                               "end": end}
+                                              for (target, outcome, code, _), end in zip(ends, ends_at, strict=True)]
+        self._append(*outcomes)
+        for target, outcome, _, _ in ends:
+            if outcome in FINISHED:
+                self.finished[target] = outcome
 
     def close(self) -> None:
         """Let go of the job's lock (the OS does it too, when the process ends)."""
@@ -120,29 +137,44 @@ class Ledger:
             size = stream.seek(0, os.SEEK_END)
             if size <= self._end:
                 return
-            stream.seek(self._end)
-            tail = stream.read(min(size - self._end, _intended(intent) + 1))
-            if not _own_tail(tail, intent, self._end):
+            start = _intent_start(intent, self._end)
+            stream.seek(start)
+            tail = stream.read(min(size - start, _intended(intent) + 1))
+            if not _own_tail(tail, intent, self._end - start):
                 raise NotOurFile(f"{self.output}: the {size - self._end} bytes after byte {self._end} were not "
                                  "written by this job (another job or program appends to this file): refusing "
                                  "to cut them; give each job its own output file")
             stream.truncate(self._end)
 
-    def _append(self, entry: dict[str, object]) -> None:
-        if self.journal is None:
+    def _append(self, *entries: dict[str, object]) -> None:
+        """Append ``entries`` to the journal in one write, and fsync it."""
+        if self.journal is None or not entries:
             return
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         with open(self.journal, "ab") as stream:
             if stream.tell() and not _ends_with_newline(self.journal):
                 stream.write(b"\n")  # after a line cut short by a crash
-            stream.write(json.dumps(entry).encode() + b"\n")
+            stream.write(b"".join(json.dumps(entry).encode() + b"\n" for entry in entries))
             stream.flush()
             os.fsync(stream.fileno())
 
 
 def _last_intent(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The last entry when it says a record was being written (nothing noted since: its outcome never was)."""
-    return entries[-1] if entries and "writing" in entries[-1] else None
+    """The last note of records being written, when no run started since (the outcomes of some or all of
+    its records may have been noted after it; ``_own_tail`` checks what the output holds against it)."""
+    for entry in reversed(entries):
+        if "writing" in entry:
+            return dict(entry)
+        if entry.get("event") == "start":
+            return None
+    return None
+
+
+def _intent_start(intent: dict[str, Any] | None, end: int) -> int:
+    """Where the records of ``intent`` begin in the output, when that is at or before ``end`` (the journal's
+    last length); else ``end``."""
+    at = intent.get("at") if intent else None
+    return at if isinstance(at, int) and 0 <= at <= end else end
 
 
 def _intended(intent: dict[str, Any] | None) -> int:
@@ -151,15 +183,39 @@ def _intended(intent: dict[str, Any] | None) -> int:
     return length if isinstance(length, int) and length > 0 else 0
 
 
-def _own_tail(tail: bytes, intent: dict[str, Any] | None, end: int) -> bool:
-    """Whether ``tail``, what the output holds after byte ``end``, is the record the journal last said
-    it was writing there: all of it (the same hash) or its start cut short (shorter, no line end)."""
-    length = _intended(intent)
-    if intent is None or intent.get("at") != end or not length:
+def _own_tail(tail: bytes, intent: dict[str, Any] | None, kept: int) -> bool:
+    """Whether ``tail``, what the output holds from where the journal last said it was writing records
+    (``intent``), is those records: each whole one the same hash, the last one there maybe cut short
+    (shorter, no line end), and nothing after them; and ``kept``, the length of it whose outcomes the
+    journal noted, falls between two of them.
+
+    >>> line = b'{"a":1}\\n'
+    >>> intent = {"writing": 16, "at": 0, "lines": [[8, hashlib.sha256(line).hexdigest()]] * 2}
+    >>> _own_tail(line + b'{"a"', intent, 8), _own_tail(line + line, intent, 0), _own_tail(line + b"x\\n", intent, 8)
+    (True, True, False)
+    """
+    if intent is None or not _intended(intent):
         return False
-    if len(tail) == length:
-        return hashlib.sha256(tail).hexdigest() == intent.get("sha256")
-    return len(tail) < length and b"\n" not in tail
+    at, boundaries = 0, {0}
+    for length, digest in _intended_lines(intent):
+        piece = tail[at:at + length]
+        if len(piece) < length:  # cut short by the crash: nothing after it
+            return b"\n" not in piece and kept in boundaries
+        if hashlib.sha256(piece).hexdigest() != digest:
+            return False
+        at += length
+        boundaries.add(at)
+    return len(tail) == at and kept in boundaries
+
+
+def _intended_lines(intent: dict[str, Any]) -> list[tuple[int, str]]:
+    """The length and hash of each record line ``intent`` says was being written (one, in a journal that
+    wrote a record at a time)."""
+    lines = intent.get("lines")
+    if isinstance(lines, list) and all(isinstance(line, list) and len(line) == 2 and isinstance(line[0], int)
+                                       for line in lines):
+        return [(int(length), str(digest)) for length, digest in lines]
+    return [(_intended(intent), str(intent.get("sha256")))]
 
 
 def lock_path(journal: Path) -> Path:

@@ -3,15 +3,20 @@ engine core (``engine.py``), which parses, merges and commits them.
 
 Fetching (pacing, robots.txt, retries, blocks before a request is sent) is ``fetch.Fetcher``;
 this module runs the targets concurrently on one event loop, follows redirects one hop at a
-time, and writes each target's end on one writer thread, after its archived pages.
+time, and writes each target's end on one writer thread, after its archived pages. The targets
+that end while the writer is busy are committed together (``Engine.commit_group``: one fsync of
+each file for the group), and at most ``IN_FLIGHT_PER_CONNECTION`` targets per connection are
+between their first request and their commit, so that a writer behind the fetching holds back the
+fetching instead of the job's memory growing with its targets.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import httpx
 
@@ -19,13 +24,27 @@ from pubharvest.errors import HostBlocked, NotFound, PubharvestError, RedirectRe
 from pubharvest.parsers.records import PageResult
 
 from . import sites
-from .engine import Engine, Outcome, Sink, Summary, failure_outcome, named_error, open_archive, target_end
+from .engine import (
+    Engine,
+    Outcome,
+    Sink,
+    Summary,
+    TargetEnd,
+    failure_outcome,
+    named_error,
+    open_archive,
+    target_end,
+)
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
 from .safety import AddressGuard, redact_url, redirect_refusal, site_hosts
 
 __all__ = ["Runner", "run_job"]
+
+# Targets between their first request and their commit, per connection: enough for the writer to commit
+# several at once, few enough that their pages, held until then, do not add up.
+IN_FLIGHT_PER_CONNECTION = 8
 
 
 class Runner(Engine):
@@ -39,6 +58,8 @@ class Runner(Engine):
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pubharvest-writer")
         guard = AddressGuard([job.base_url(s) for s in sites.SITES], resolve)
         self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer, self.blocks, guard)
+        self.room = asyncio.Semaphore(IN_FLIGHT_PER_CONNECTION * job.fetch.concurrency)
+        self.queued: deque[tuple[TargetEnd, Future[None]]] = deque()  # ends not yet committed, in order
 
     async def run(self) -> Summary:
         """Fetch every unfinished target; on cancellation (Ctrl-C) stop and mark the rest pending."""
@@ -69,20 +90,41 @@ class Runner(Engine):
         return self.summary
 
     async def target(self, target: Target) -> None:
-        try:
-            pages, responses, error = await self.pages(target)
-            record, outcome = target_end(target, pages, error)
-        except Exception as unforeseen:  # the last resort: one target's bug is its outcome, never the job's end
-            record, responses = None, []
-            outcome = failure_outcome(target, named_error(unforeseen, f"fetching {target.key}"))
-        archived = [r.record_id for r in responses if r.record_id is not None]
-        await self.settle(target, outcome, record, archived)
+        async with self.room:
+            try:
+                pages, responses, error = await self.pages(target)
+                record, outcome = target_end(target, pages, error)
+            except Exception as unforeseen:  # the last resort: one target's bug is its outcome, never the job's end
+                record, responses = None, []
+                outcome = failure_outcome(target, named_error(unforeseen, f"fetching {target.key}"))
+            archived = [r.record_id for r in responses if r.record_id is not None]
+            await self.settle(target, outcome, record, archived)
 
     async def settle(self, target: Target, outcome: Outcome, record: PageResult | None,
                      archived: Sequence[str]) -> None:
         """Commit a target's end on the writer thread (after its archived pages) and wait until it is durable."""
-        await asyncio.wrap_future(self.writer.submit(self.commit, target, outcome, record, archived))
-        self.on_event("target", outcome=outcome)
+        end = TargetEnd(target, outcome, record, archived)
+        done: Future[None] = Future()
+        self.queued.append((end, done))
+        self.writer.submit(self.commit_queued)
+        await asyncio.wrap_future(done)
+        self.on_event("target", outcome=end.outcome)
+
+    def commit_queued(self) -> None:
+        """On the writer thread: commit as one group every end queued so far, after writing every archive
+        exchange queued so far (those of the ends taken were queued before them)."""
+        group = [self.queued.popleft() for _ in range(len(self.queued))]
+        self.fetcher.write_exchanges()
+        if not group:  # an earlier call took them
+            return
+        failed: BaseException | None = None
+        try:
+            self.commit_group([end for end, _ in group])
+        except BaseException as error:
+            failed = error
+        for _, done in group:
+            if done.set_running_or_notify_cancel():  # False: its task was cancelled (Ctrl-C) meanwhile
+                done.set_exception(failed) if failed is not None else done.set_result(None)
 
     async def pages(self, target: Target) -> tuple[list[PageResult], list[Response], PubharvestError | None]:
         """The parsed pages of ``target`` in order, their responses, and the error that stopped them (or None)."""

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from pubharvest.siteregistry import TITLES
+
 from ..numbers import count_in
 from ..records import PageResult
 from ..site import SiteInfo
@@ -14,7 +16,7 @@ from ..text import clean
 from ..warning_codes import Warn
 
 SITE = SiteInfo(
-    name="elamur", title="Elamur Research", base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
+    name="elamur", title=TITLES["elamur"], base_url="https://md.research.elamur.ai", hosts=("research.elamur.ai",),
     id_pattern=r"[a-z0-9][a-z0-9-]*", id_example="olatunji-ruwase", profile_path="/free/en/authors/{id}/",
     page_kinds=("profile",),
 )

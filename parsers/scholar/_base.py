@@ -10,13 +10,14 @@ from lxml import etree
 from lxml.etree import _Element as Element
 
 from pubharvest.errors import Truncated
+from pubharvest.siteregistry import TITLES
 
 from ..page import Document
 from ..site import SiteInfo
 from ..text import clean_or_none, findall_from
 
 SITE = SiteInfo(
-    name="scholar", title="Google Scholar", base_url="https://scholar.google.com", hosts=("scholar.google.",),
+    name="scholar", title=TITLES["scholar"], base_url="https://scholar.google.com", hosts=("scholar.google.",),
     id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ",
     profile_path="/citations?user={id}&hl=en&pagesize=100",
     page_kinds=("profile", "rows", "publication_list", "publication", "coauthors", "search"),

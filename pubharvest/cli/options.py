@@ -24,8 +24,8 @@ CITATION_FORMATS = ("bibtex", "csl-json", "ris", "orcid")
 # where --enrich keeps its answers: the store a job file writes by default (``scrapers.job.DEFAULT_STORE``, not
 # imported here: importing the scrapers costs every command a tenth of a second)
 DEFAULT_CACHE = "pubharvest.sqlite"
-# Placeholders help texts use for the registered sites (``pubharvest.parsers``), filled in when help is
-# printed: the titles live in the site modules, and importing them all would slow every command's start.
+# Placeholders help texts use for the registered sites, filled in when help is printed, from the registry
+# (``pubharvest.siteregistry``, a leaf): so that ``pubharvest --help`` imports no parser.
 SITE_TITLES, SITE_NAMES = "{site_titles}", "{site_names}"
 
 
@@ -47,9 +47,21 @@ def name_sites(text: str | None) -> str | None:
     """
     if not text or (SITE_TITLES not in text and SITE_NAMES not in text):
         return text
-    from pubharvest.parsers import SITES, site_titles  # only for help: see SITE_TITLES
+    from pubharvest.siteregistry import SITES
 
-    return text.replace(SITE_NAMES, ", ".join(SITES)).replace(SITE_TITLES, site_titles())
+    return text.replace(SITE_NAMES, ", ".join(SITES)).replace(SITE_TITLES, ", ".join(map(site_title, SITES)))
+
+
+def site_title(name: str) -> str:
+    """How messages name the registered site ``name``: the registry's title; a site registered at runtime
+    without one there, its module's ``SITE.title`` (only then are the parsers imported)."""
+    from pubharvest.siteregistry import TITLES
+
+    if name in TITLES:
+        return TITLES[name]
+    from pubharvest.parsers import site_info
+
+    return site_info(name).title
 
 
 def add_input_options(command: argparse.ArgumentParser, formats: str | None, table: str = "publications") -> None:

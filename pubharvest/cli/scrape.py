@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
 from pubharvest.parsers import site_info
-from pubharvest.parsers.records import PageResult, to_json
+from pubharvest.parsers.records import PageResult, PageWarning, to_json
 from pubharvest.scrapers.blockwait import left_words, recent_blocks
 from pubharvest.scrapers.engine import Sink, Summary
 from pubharvest.scrapers.job import (
@@ -159,10 +159,22 @@ def _sinks(job: Job, store: Store | None) -> list[Sink]:
     """Where each target's record goes besides the job's output file: the store, else stdout when nothing else."""
     sinks: list[Sink] = []
     if store is not None:
-        sinks.append(lambda run, target, record: store.save(run, target.id or target.url or "", record))
+        sinks.append(StoreSink(store))
     if job.output is None and store is None:
         sinks.append(_stdout_sink)
     return sinks
+
+
+class StoreSink:
+    """A sink that saves each record in the store; the records of targets committed together share one
+    transaction (``group``, which the engine enters around them: one commit, one set of fsyncs)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.group = store.group
+
+    def __call__(self, run: str, target: Target, record: PageResult) -> PageWarning | None:
+        return self.store.save(run, target.id or target.url or "", record)
 
 
 def store_failures(store: Store, job: Job, summary: Summary) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from pubharvest.cli import main
+from pubharvest.cli import COMMANDS, main
 
 SEED = FIXTURES / "scholar" / "003_9ea93ed9343d2054.txt"
 JA = FIXTURES / "scholar" / "handwritten_ja_profile.html"
@@ -153,12 +153,54 @@ def test_help_names_the_registered_sites(capsys) -> None:
     assert f"({', '.join(parsers.SITES)})" in " ".join(capsys.readouterr().out.split())
 
 
+def modules_imported_by(argv: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds after ``pubharvest ARGV`` ran (its output thrown away)."""
+    code = ("import contextlib, io, json, sys\nfrom pubharvest.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    try:\n        main(json.loads(sys.argv[1]))\n    except SystemExit:\n        pass\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout))
+
+
+def test_help_imports_no_parser_and_no_command() -> None:
+    """``pubharvest --help`` names the sites from the registry (``pubharvest.siteregistry``): no parser, no
+    record model, no command's module is imported to print it."""
+    modules = modules_imported_by(["--help"])
+    assert "pubharvest.siteregistry" in modules
+    assert {m for m in modules if m.startswith(("pubharvest.parsers", "pubharvest.cli.", "lxml", "msgspec"))} == {
+        "pubharvest.cli.options"}
+
+
 def test_building_the_command_imports_no_site_module() -> None:
-    """The site titles are read when help is printed, so that other commands start without them."""
+    """Building every command's arguments imports no site parser: they are read when a page is."""
     code = ("import sys; from pubharvest.cli import build_parser; build_parser(); "
             "print(sorted(m for m in sys.modules if m.startswith('pubharvest.parsers.')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "scholar" not in done.stdout and "elamur" not in done.stdout
+
+
+# What only some commands use, by the module that brings it: none is imported by a command that does not.
+ONLY_FOR = {"pubharvest.metrics": {"metrics", "report"}, "pubharvest.scrapers": {"scrape"},
+            "pubharvest.enrich": set(), "pubharvest.report": {"report"}, "pubharvest.sync": {"sync"},
+            "pubharvest.store": {"changes", "merge", "metrics", "report", "scrape", "store", "sync"},
+            "pandas": set(), "pyarrow": set(), "httpx": {"scrape"}, "markdown_it": set()}
+
+
+@pytest.mark.parametrize("command", ["parse", "schema", "changes", "merge", "report", "metrics", "scrape", "store",
+                                     "sync"])
+def test_a_commands_help_imports_only_what_it_uses(command: str) -> None:
+    """``pubharvest COMMAND --help`` imports the command's own module and what it runs on, never another
+    command's module, the enrichment (only with --enrich), pandas (only for parquet) nor a site parser."""
+    modules = modules_imported_by([command, "--help"])
+    assert f"pubharvest.cli.{command}" in modules
+    others = {f"pubharvest.cli.{name}" for name in COMMANDS} - {f"pubharvest.cli.{command}"}
+    assert modules & others <= ({"pubharvest.cli.merge"} if command == "sync" else set())
+    brought = {package for package, users in ONLY_FOR.items() if command not in users
+               and any(m == package or m.startswith(package + ".") for m in modules)}
+    assert brought == set()
+    assert not {m for m in modules if m.startswith(("pubharvest.parsers.scholar", "pubharvest.parsers.elamur",
+                                                     "pubharvest.parsers.msr"))}
 
 
 SEED_WARNING = (f"{SEED}: warning: title_looks_like_authors: row 10: the title looks like an author list: 'Rewon "

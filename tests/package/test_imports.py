@@ -1,5 +1,5 @@
 """The modules' imports, read from their source: no import cycle, and arrows that point one way, down
-the floors of ``FLOORS`` (``cli -> formats -> domain -> scrapers -> parsers -> errors``).
+the floors of ``FLOORS`` (``cli -> formats -> domain -> scrapers -> parsers -> registry -> errors``).
 
 Every ``import`` counts, at module level and inside functions (a function-level import is still a
 dependency, only a later one); imports under ``if TYPE_CHECKING:`` do not, as they never run.
@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the one error tree: the leaf, imports no project module
     ("errors", ("pubharvest.errors",)),
-    # offline: the bytes of a saved page in, records out (the record model, the site registry)
+    # the site registry: the sites' names and titles, a leaf the parsers read and ``--help`` reads alone
+    ("registry", ("pubharvest.siteregistry",)),
+    # offline: the bytes of a saved page in, records out (the record model, the sites' modules)
     ("parsers", ("pubharvest.parsers.*",)),
     # network: jobs that fetch pages politely and hand the bytes to the parsers
     ("scrapers", ("pubharvest.scrapers.*",)),
@@ -238,9 +240,9 @@ def test_no_module_reaches_another_through_sys_modules() -> None:
 
 def test_the_record_model_reads_the_registry_not_its_package() -> None:
     graph = import_graph()
-    assert graph["pubharvest.parsers.registry"] == set(), "the registry is a leaf"
-    assert "pubharvest.parsers.registry" in graph["pubharvest.parsers.records"]
-    assert "pubharvest.parsers.registry" in graph["pubharvest.parsers"]
+    assert graph["pubharvest.siteregistry"] == set(), "the registry is a leaf"
+    assert "pubharvest.siteregistry" in graph["pubharvest.parsers.records"]
+    assert "pubharvest.siteregistry" in graph["pubharvest.parsers"]
     assert "pubharvest.parsers" not in graph["pubharvest.parsers.records"]
 
 
