@@ -367,8 +367,11 @@ class _Postgres(_Dialect):
         import psycopg
 
         assert isinstance(connection, psycopg.Connection)
-        with connection.transaction():
-            yield
+        try:
+            with connection.transaction():
+                yield
+        except psycopg.Error as error:  # beginning or committing the group: the database went away
+            raise StoreError(f"the store ({connection.info.dsn}) failed: {_first_line(error)}") from error
 
     @contextmanager
     def savepoint(self, connection: Connection) -> Iterator[_Sql]:
