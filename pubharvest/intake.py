@@ -133,6 +133,11 @@ def now_capture() -> Capture:
     return Capture(utc_text(datetime.now(timezone.utc).isoformat()), "added")
 
 
+def page_hash(result: PageResult) -> str:
+    """The hash of the bytes a page result was parsed from, as the parser noted it (``source.sha256``)."""
+    return result.source.sha256 if result.source else ""
+
+
 def is_storable(result: PageResult) -> bool:
     """Whether the store keeps ``result``: a profile's listing, or a page that completes one (its co-authors)."""
     return result.page in LISTING_KINDS or (result.profile is not None and bool(id_value(result.profile.ids,
@@ -211,15 +216,15 @@ def add(store: Store, pages: Iterable[SavedPage]) -> Added:
     """Store every capture of ``pages`` that the store does not hold yet, oldest first."""
     done = Added([], [], [])
     for group in sorted(captures(pages), key=lambda g: g[0].capture.at):
-        run = run_id(group)
-        record = capture_record(group, run)
-        key, hashes, capture = profile_key(record, group[0].name), [p.sha256 for p in group], group[0].capture
-        if store.holds(record.site, key, run, hashes):
-            done.already.append((f"{record.site}:{key}", run))
+        # every page of a capture has its profile's key (``captures`` grouped them by it)
+        run, site, key = run_id(group), group[0].result.site, profile_key(group[0].result, group[0].name)
+        hashes, capture = [p.sha256 for p in group], group[0].capture
+        if store.holds(site, key, run, hashes):  # before joining the pages: a capture already stored costs nothing
+            done.already.append((f"{site}:{key}", run))
             continue
-        shrunk = store.save(run, key, record, capture.at, capture.source)
-        store.keep_pages(hashes, run, record.site, key)
-        done.stored.append((f"{record.site}:{key}", run, capture.at))
+        shrunk = store.save(run, key, capture_record(group, run), capture.at, capture.source)
+        store.keep_pages(hashes, run, site, key)
+        done.stored.append((f"{site}:{key}", run, capture.at))
         if shrunk is not None:
             done.notes.append(f"{group[0].name}: warning: {shrunk.code}: {shrunk.message}")
     return done

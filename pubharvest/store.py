@@ -566,9 +566,11 @@ class Store:
         if db.execute("SELECT 1 FROM profile_runs WHERE site = ? AND profile_id = ? AND run_id = ?",
                       (site, profile_id, run)).fetchone() is not None:
             return True
+        if not pages:  # nothing to look up (and ``IN ()`` is no SQL PostgreSQL takes)
+            return False
         known = {sha for (sha,) in db.execute(
             f"SELECT sha256 FROM added_pages WHERE sha256 IN ({', '.join('?' * len(pages))})", list(pages)).fetchall()}
-        return bool(pages) and known >= set(pages)
+        return known >= set(pages)
 
     def keep_pages(self, pages: Sequence[str], run: str, site: str, profile_id: str) -> None:
         """Note the hashes of the pages ``store add`` took in for ``run``."""

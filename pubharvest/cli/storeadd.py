@@ -10,7 +10,17 @@ from pubharvest import parsers
 from pubharvest.parsers.records import PageResult
 
 from ..errors import ExitCode, NoPages, StoreError
-from ..intake import Capture, SavedPage, add, capture_at, is_storable, listing_start, now_capture, page_capture
+from ..intake import (
+    Capture,
+    SavedPage,
+    add,
+    capture_at,
+    is_storable,
+    listing_start,
+    now_capture,
+    page_capture,
+    page_hash,
+)
 from ..store import Store, utc_text
 from .options import enrich_pages
 from .reading import Tally, parse_archives, read_each
@@ -52,9 +62,11 @@ def run_add(args: argparse.Namespace) -> int:
 
 def storable(pages: list[SavedPage]) -> list[SavedPage]:
     """The pages the store keeps; each other page is one note (a search page, a paper's page of no profile)."""
-    kept = [page for page in pages if is_storable(page.result)]
+    kept = []
     for page in pages:
-        if not is_storable(page.result):
+        if is_storable(page.result):
+            kept.append(page)
+        else:
             print(f"{page.name}: note: skipped: a {page.result.page} page is no profile's listing", file=sys.stderr)
     return kept
 
@@ -62,8 +74,7 @@ def storable(pages: list[SavedPage]) -> list[SavedPage]:
 def saved_pages(args: argparse.Namespace, tally: Tally, at: Capture | None) -> list[SavedPage]:
     """Every page of the inputs that parses, with its hash and capture time; archives last."""
     archives: list[str] = []
-    pages = [SavedPage(name, result, result.source.sha256 if result.source else "", page_capture(name, data, at),
-                       listing_start(data, args.url))
+    pages = [SavedPage(name, result, page_hash(result), page_capture(name, data, at), listing_start(data, args.url))
              for name, (result, data) in read_each(args, tally, archives, _parsed_with_bytes)]
     if archives:
         out = _ArchivePages(at)
@@ -87,5 +98,4 @@ class _ArchivePages:
         assert isinstance(result, PageResult)
         fetched = result.source.fetched_at if result.source else None
         capture = self.at or (Capture(utc_text(fetched), "archive") if fetched else now_capture())
-        self.pages.append(SavedPage(result.url or "archive", result, result.source.sha256 if result.source else "",
-                                    capture))
+        self.pages.append(SavedPage(result.url or "archive", result, page_hash(result), capture))
