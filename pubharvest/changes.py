@@ -27,7 +27,6 @@ what differs is a list of ``Change``. What cannot be told from the two runs is n
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -850,26 +849,3 @@ def formatted(report: ChangeReport, fmt: str) -> str:
 
 
 # ---- the report's section ---------------------------------------------------------------------------------------
-
-
-def since_last_run_section(report: ChangeReport, top: int = 0) -> str:
-    """The HTML report's "Since last run" section: the summary, then each person's changes, biggest first,
-    the first ``top`` of each (0: all); nothing when no profile has two runs and none was skipped."""
-    if not report.compared and not report.runs_skipped:
-        return ""
-    esc = html.escape
-    parts = [f'<section id="since"><h2>Since last run</h2><p class="note">{esc(summary_line(report))}</p>']
-    for profile, items in by_person(report):
-        runs = f"{run_text(items[0].from_run)} → {run_text(items[0].to_run)}"
-        parts.append(f'<h3>{esc(person_heading(profile))}</h3><p class="source">{esc(runs)}</p><ul>')
-        shown_items = items[:top] if top else items
-        parts += [f'<li data-kind="{c.kind}">{esc(change_text(c))}</li>' for c in shown_items]
-        more = len(items) - len(shown_items)
-        parts.append("</ul>" + (f'<p class="note">and {plural(more, "change")} more: pubharvest changes '
-                                f'--person {esc(profile.site)}:{esc(profile.id)}</p>' if more else ""))
-    skipped = [f"<li>{esc(person_heading(s.profile))}: {esc(run_text(s.run))}: {esc(s.code)}</li>"
-               for s in report.runs_skipped]
-    if skipped:
-        parts.append(f'<div class="warnings">Runs skipped (evidence of nothing):<ul>{"".join(skipped)}</ul></div>')
-    parts.append("</section>")
-    return "".join(parts)

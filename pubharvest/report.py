@@ -43,6 +43,7 @@ from pubharvest.parsers.records import (
 )
 from pubharvest.parsers.warning_codes import Warn
 
+from .changes import ChangeReport, by_person, change_text, person_heading, plural, run_text, summary_line
 from .merge import (
     Paper,
     identifiable,
@@ -1207,6 +1208,28 @@ class HtmlWriter(_Writer):
 
     def write(self, text: str) -> None:
         self.stream.write(text)
+
+
+def since_last_run_section(report: ChangeReport, top: int = 0) -> str:
+    """The HTML report's "Since last run" section: the summary, then each person's changes, biggest first,
+    the first ``top`` of each (0: all); nothing when no profile has two runs and none was skipped."""
+    if not report.compared and not report.runs_skipped:
+        return ""
+    parts = [f'<section id="since"><h2>Since last run</h2><p class="note">{esc(summary_line(report))}</p>']
+    for profile, items in by_person(report):
+        runs = f"{run_text(items[0].from_run)} → {run_text(items[0].to_run)}"
+        parts.append(f'<h3>{esc(person_heading(profile))}</h3><p class="source">{esc(runs)}</p><ul>')
+        shown_items = items[:top] if top else items
+        parts += [f'<li data-kind="{c.kind}">{esc(change_text(c))}</li>' for c in shown_items]
+        more = len(items) - len(shown_items)
+        parts.append("</ul>" + (f'<p class="note">and {plural(more, "change")} more: pubharvest changes '
+                                f'--person {esc(profile.site)}:{esc(profile.id)}</p>' if more else ""))
+    skipped = [f"<li>{esc(person_heading(s.profile))}: {esc(run_text(s.run))}: {esc(s.code)}</li>"
+               for s in report.runs_skipped]
+    if skipped:
+        parts.append(f'<div class="warnings">Runs skipped (evidence of nothing):<ul>{"".join(skipped)}</ul></div>')
+    parts.append("</section>")
+    return "".join(parts)
 
 
 # ---- reading: inputs, archives and a store --------------------------------------------------------------

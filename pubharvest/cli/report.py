@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, StoreError
 from ..output import open_output
-from ..report import HtmlWriter, RunPoint, render, report_data, store_pages
+from ..report import HtmlWriter, RunPoint, render, report_data, since_last_run_section, store_pages
 from .options import add_input_options
 from .reading import Tally, read_pages
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 def since_last_run(location: str, top: int) -> str:
     """The "Since last run" section of the store's changes (each profile's last run against the one before),
     the first ``top`` changes of each person."""
-    from ..changes import changes, since_last_run_section
+    from ..changes import changes
     from ..store import Store
 
     store = Store(location, readonly=True)
