@@ -418,6 +418,36 @@ def last_usable(attempts: Sequence[Attempt], checked: Callable[[Attempt], Attemp
     return None, after[::-1]
 
 
+def records_at(store: Store, where: Point) -> Iterator[tuple[tuple[str, str, str], PageResult]]:
+    """Each profile's record as the store would have exported it at ``where`` (``metrics --store --at``):
+    of its runs up to that point that got a record, a complete one before a partial one before a shrunk
+    or drifted one, then the latest (``store._EXPORTED_RUN``); its papers as that run listed them, with
+    that run's counts. Yields ``((site, profile id, run id), record)``; a profile with no such run, none."""
+    db = _Sql(store.connection, store.dialect)
+    for (site, profile_id), attempts in sorted(_attempts(store, db).items()):
+        chosen = max((a for a in _upto(attempts, where) if a.usable), default=None, key=_export_rank)
+        if chosen is not None:
+            run = chosen.ref.id
+            page = _record(db, site, profile_id, run)
+            page.publications = [_listed_publication(db, site, pub_id, listed)
+                                 for pub_id, listed in _listing(store, db, site, profile_id, run).items()]
+            yield (site, profile_id, run), page
+
+
+def _export_rank(attempt: Attempt) -> tuple[bool, bool, tuple[str, str, str]]:
+    return attempt.ref.standing == "complete", attempt.ref.standing != "shrunk", attempt.key
+
+
+def _listed_publication(db: _Sql, site: str, pub_id: str, listed: Listed) -> Publication:
+    """A paper as one run listed it, with that run's count (a store before schema 4 kept no versions: the
+    paper's latest record stands in for it)."""
+    if listed.record is None:
+        row = db.execute("SELECT record FROM publications WHERE site = ? AND publication_id = ?",
+                         (site, pub_id)).fetchone()
+        listed = Listed(listed.position, listed.citations, listed.digest, row[0] if row else None)
+    return msgspec.structs.replace(listed.publication(), citations=listed.citations)
+
+
 # ---- comparing ------------------------------------------------------------------------------------------------
 
 

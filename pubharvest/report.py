@@ -1241,12 +1241,11 @@ def store_pages(location: str) -> tuple[list[tuple[str, PageResult]], dict[int, 
     store = Store(location, readonly=True)
     try:
         db = _Sql(store.connection, store.dialect)
-        keys = db.execute("SELECT site, profile_id FROM profiles ORDER BY site, profile_id").fetchall()
-        pages = [(f"{location} ({site}:{profile_id})", result) for (site, profile_id), result in
-                 zip(keys, store.profiles(), strict=True)]  # both in (site, profile_id) order
+        keyed = list(store.keyed_profiles())
+        pages = [(f"{location} ({site}:{profile_id})", result) for (site, profile_id), result in keyed]
         has_runs = "profile_runs" in store.tables
         runs = {i: run_points(db, site, profile_id, decoded, store.time_column)
-                for i, (site, profile_id) in enumerate(keys) if has_runs}
+                for i, ((site, profile_id), _) in enumerate(keyed) if has_runs}
     finally:
         store.close()
     return pages, runs

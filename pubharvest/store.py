@@ -586,6 +586,10 @@ class Store:
         Fields a newer version added to a stored record are left out; a record that cannot be read
         even so raises ``StoreError`` naming it.
         """
+        return (result for _, result in self.keyed_profiles())
+
+    def keyed_profiles(self) -> Iterator[tuple[tuple[str, str], PageResult]]:
+        """``profiles()`` with each one's ``(site, profile id)``, in that order."""
         db = _Sql(self.connection, self.dialect)
         rows = db.execute("SELECT site, profile_id, record FROM profiles ORDER BY site, profile_id")
         for site, profile_id, record in rows.fetchall():
@@ -598,7 +602,7 @@ class Store:
                 result.publications = [decoded(r, Publication) for (r,) in pubs.fetchall()]
             except (msgspec.ValidationError, msgspec.DecodeError) as error:
                 raise StoreError(f"the stored record of {site}:{profile_id} cannot be read: {error}") from None
-            yield result
+            yield (site, profile_id), result
 
     def citation_history(self) -> list[dict[str, Any]]:
         """One row per publication per run and profile listing it in that run: ``{site, publication_id,

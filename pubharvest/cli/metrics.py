@@ -4,15 +4,20 @@ merged out, with what each was computed from, the stated figures checked and the
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
-from ..errors import ExitCode
+from ..errors import ExitCode, StoreError
 from ..metrics import ALIGNMENTS, BY, at_year, metrics
 from ..output import _Writer, open_output
 from ..parsers.text import paused_gc
 from ..tables import METRIC_TABLES, csv_writer
 from .options import add_input_options
 from .reading import Tally, read_pages
+
+if TYPE_CHECKING:
+    from ..parsers.records import PageResult
 
 FORMATS = ("json", "csv", "md", "parquet")
 TABLE_NAMES = {"metrics": "metrics", "gaps": "metric_gaps", "years": "metric_years"}
@@ -25,14 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "whether its inputs were whole, each figure a page states is set beside the computed one "
                           "with the rows that explain a difference, and the papers that explain each gap between "
                           "sources are named. See docs/metrics.md. Exit codes as for `merge`; 2 for usage errors.")
-    parser.add_argument("paths", nargs="+", metavar="INPUT")
+    parser.add_argument("paths", nargs="*", metavar="INPUT")
+    parser.add_argument("--store", metavar="DB",
+                        help="also the profiles of this store (SQLite file or PostgreSQL URL): each one's exported "
+                             "record, or with --at its record as of then")
     parser.add_argument("--by", choices=BY, default="source",
                         help="source: each site of a person and the merge, side by side (default); person: one "
                              "merged set per person; page: each page on its own")
-    parser.add_argument("--at", metavar="DATETIME",
-                        help="the figures as of this ISO date (YYYY, YYYY-MM, YYYY-MM-DD or a date-time): pages "
-                             "fetched after it are left out, and its year is the reference year of the figures of age "
-                             "(default: each person's latest fetch time or page date; none is made up)")
+    parser.add_argument("--at", metavar="RUN|DATETIME",
+                        help="the figures as of this ISO date (YYYY, YYYY-MM, YYYY-MM-DD or a date-time), or with "
+                             "--store as of one of its runs: pages fetched after it are left out, a store's profiles "
+                             "are as the store held them then, and its year is the reference year of the figures of "
+                             "age (default: each person's latest fetch time or page date; none is made up)")
     parser.add_argument("--format", "-f", choices=FORMATS, default="json",
                         help="json: the whole result (`pubharvest schema --metrics`); csv: one table (--table); "
                              "md: Markdown tables, sources side by side; parquet: every table into the folder -o")
@@ -46,7 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.at:
+    if not args.paths and not args.store:
+        print("pubharvest metrics: give INPUT files or --store", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.at and not args.store:
         try:
             at_year(args.at)
         except ValueError as error:
@@ -60,12 +72,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _figures(args: argparse.Namespace) -> int:
+    stored: list[tuple[str, PageResult]] = []
+    at = args.at
+    if args.store:
+        try:
+            stored, at = stored_pages(args.store, args.at)
+        except StoreError as error:  # missing, no store, or --at neither one of its runs nor a time
+            print(f"pubharvest metrics: {error.code}: {error.message}", file=sys.stderr)
+            return ExitCode.USAGE
+        except sqlite3.Error as error:  # damage past the first page (a cut file) shows only when read
+            print(f"pubharvest metrics: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
+            return ExitCode.USAGE
     tally = Tally(args.strict, named=args.paths)
-    pages = read_pages(args, tally)
-    tally.require_some()
-    if not pages:  # every input failed: nothing to write over what -o holds
-        return tally.exit_code()
-    result = metrics(pages, by=args.by, at=args.at)
+    pages = read_pages(args, tally) + stored
+    if args.paths:
+        tally.require_some()
+    if not pages:  # every input failed, or the store holds nothing: nothing to write over what -o holds
+        if not tally.exit_code():
+            print("pubharvest metrics: nothing to measure (the store holds no profile record"
+                  f"{' up to --at' if args.at else ''})", file=sys.stderr)
+        return tally.exit_code() or ExitCode.FAILED
+    result = metrics(pages, by=args.by, at=at)
     if args.format == "parquet":
         from ..dataframes import frame, write_parquet
 
@@ -78,6 +105,47 @@ def _figures(args: argparse.Namespace) -> int:
             out.align = args.align
         out.write(result)
     return tally.exit_code()
+
+
+def stored_pages(location: str, at: str | None) -> tuple[list[tuple[str, PageResult]], str | None]:
+    """A store's profile records (each one's exported record, or as of ``at``: a run of the store or a time),
+    and the ``at`` of the figures: a run's capture time, else ``at`` as given."""
+    from ..changes import point, records_at
+    from ..store import Store
+
+    store = Store(location, readonly=True)
+    try:
+        if at is None:
+            return [(f"{location} ({site}:{profile_id})", page)
+                    for (site, profile_id), page in store.keyed_profiles()], None
+        where = point(store, _last_day(at), end_of_day=True)
+        pages = [(f"{location} ({site}:{profile_id}, run {run})", page)
+                 for (site, profile_id, run), page in records_at(store, where)]
+    finally:
+        store.close()
+    if where.run is None:
+        at_year(at)  # a time the store could read: the figures still need its year
+        return pages, at
+    assert where.time is not None
+    return pages, where.time[:19] + "Z"  # the run's capture time, in the form of a record's fetch time
+
+
+def _last_day(at: str) -> str:
+    """``--at`` a year or a month as its last day, which is what leaving out pages fetched after it means;
+    anything else as it is.
+
+    >>> _last_day("2026"), _last_day("2024-02"), _last_day("2026-02-16"), _last_day("r1")
+    ('2026-12-31', '2024-02-29', '2026-02-16', 'r1')
+    """
+    import calendar
+    import re
+
+    if re.fullmatch(r"\d{4}", at):
+        return f"{at}-12-31"
+    if re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", at):
+        year, month = map(int, at.split("-"))
+        return f"{at}-{calendar.monthrange(year, month)[1]:02d}"
+    return at
 
 
 class JsonWriter(_Writer):
