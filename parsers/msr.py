@@ -308,7 +308,7 @@ class _Card:
         if filed is None:
             return Publication(**fields, authors=list(names), ids=PublicationIds(**ids))
         facet, label, kind = filed
-        facets = Facets(**{facet: [label]}) if facet else Facets()
+        facets = _filed_under(facet, label) if facet else Facets()
         return Publication(**fields, authors=list(names), ids=PublicationIds(**ids), type=kind, facets=facets)
 
     def _read(self, links_base: str) -> tuple[dict[str, Any], dict[str, Any], tuple[str, ...]]:
