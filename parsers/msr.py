@@ -32,7 +32,7 @@ from pubharvest.siteregistry import TITLES
 from .identifiers import ids_from_links, ids_from_meta, ids_from_text
 from .listings import check_listings, distinct
 from .page import Document, html_root_read, html_selector
-from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, own_id
+from .records import Author, Facets, Ids, Link, PageResult, Profile, Publication, PublicationIds
 from .site import SiteInfo
 from .text import (
     MONTHS,
@@ -269,7 +269,7 @@ def _people_page(doc: Document) -> PageResult:
     result.profile = _person(sel, url)
     cards.forget_markup()
     _refuse_cut_pages(doc, result)
-    if not any(listed for _, listed, _ in cards.read):
+    if not any(listed for _, listed, _ in cards.runs):
         raise LayoutChanged("an MSR people page without publication items in ul.accordion groups "
                             "(the by-year / area / type lists are missing or empty)")
     groups = {ident: _group(ident, heading, result) for ident, heading in _group_bodies(sel.root)}
@@ -289,52 +289,88 @@ def _people_page(doc: Document) -> PageResult:
 class _Card:
     """What is inside one ``<article>``, as the page writes it (but for the blanks between tags, ``_spaced``):
     what it says (``parts``: None when it is no publication item), read once however often the page lists
-    it, the paper its first listing gave (``pub``), whether that listing had a part pubharvest does not read
+    it, the paper its first listing gave (``pub``), whether its listings have a part pubharvest does not read
     (``unread``), and the keys ``listings.distinct`` matches a paper by (its normalised title, its MSR id)."""
 
-    __slots__ = ("keys", "parts", "pub", "unread")
+    __slots__ = ("_said", "keys", "parts", "pub", "unread")
 
     def __init__(self, parts: _Parts | None) -> None:
         self.parts = parts
         self.pub: Publication | None = None
         self.unread = False
         self.keys: tuple[tuple[str, str], ...] = ()
+        self._said: tuple[dict[str, Any], dict[str, Any], tuple[str, ...]] | None = None
+
+    def record(self, links_base: str, filed: _Filed | None) -> Publication:
+        """The paper of one listing of this card in the group ``filed`` (none: the featured item), its title
+        link made absolute against ``links_base``; what the card says is worked out at its first listing."""
+        fields, ids, names = self._said or self._read(links_base)
+        if filed is None:
+            return Publication(**fields, authors=list(names), ids=PublicationIds(**ids))
+        facet, label, kind = filed
+        facets = _filed_under(facet, label) if facet else Facets()
+        return Publication(**fields, authors=list(names), ids=PublicationIds(**ids), type=kind, facets=facets)
+
+    def _read(self, links_base: str) -> tuple[dict[str, Any], dict[str, Any], tuple[str, ...]]:
+        """The fields of a publication and of its ids that the card's parts give, its title link made absolute
+        against ``links_base`` with the MSR id in it, and its authors; notes whether a part is unread."""
+        assert self.parts is not None
+        title, href, lines = self.parts
+        fields, ids, self.unread = _lines_said(lines)
+        names: tuple[str, ...] = fields.pop("authors")  # a card without an authors line has no parts
+        fields["title"] = title
+        fields["url"] = url = absolute_url(href, links_base)
+        slug = _PUBLICATION.search(url or "")
+        ids["msr"] = slug.group(1) if slug else None
+        self.unread = self.unread or (href is not None and not slug)  # a title link that is no publication link
+        self._said = fields, ids, names
+        return self._said
+
+
+# The facet and label of the accordion group a listing sits in, and the CSL type it gives its papers (a type
+# group's, by its label; else None).
+_Filed = tuple[str | None, str | int, str | None]
 
 
 class _Cards:
-    """The ``<article>`` listings, each read as lxml's pull parser closes it (``take``) and then dropped from
-    the tree, so that a page of 100,000 listings never holds them all as elements: ``read`` holds, in page
-    order, each one's card (the same ``_Card`` for listings of the same markup), whether it sits in an
-    accordion, and the id of the group body it sits in."""
+    """The ``<article>`` listings, each read as it closes (``take``) and then dropped from the tree, so that a
+    page of 100,000 listings never holds them all as elements: ``runs`` holds, in page order, each run of
+    articles of one parent (a group body) with its cards (the same ``_Card`` for listings of the same markup),
+    whether they sit in an accordion, and the id of the group body they sit in."""
 
     def __init__(self) -> None:
         from lxml.etree import tostring
 
-        self.read: list[tuple[_Card, bool, str | None]] = []
+        self.runs: list[tuple[list[_Card], bool, str | None]] = []
         self._cards: dict[bytes, _Card] = {}  # by what is inside an article, as written and as ``_spaced``
-        self._markup: Any = lambda article: tostring(article, with_tail=False).partition(b">")[2]
+        self._tostring: Any = tostring
         self._done: Any = None
         self._parent: Any = None
-        self._placed: tuple[bool, str | None, bool] = (False, None, False)
+        self._run: list[_Card] = []
+        self._inner = False
 
     def take(self, article: Any) -> None:
         parent = article.getparent()
         if parent is None or parent is not self._parent:  # the articles of one group body share their placement
-            self._parent, self._placed = parent, _placement(article)
-        listed, group, inner = self._placed
-        markup = self._markup(article)
-        card = self._cards.get(markup) or self._new_markup(markup, article)
-        self.read.append((card, listed, group))
-        if inner:  # the article it sits in reads it too
+            self._parent, self._run = parent, []
+            listed, group, self._inner = _placement(article)
+            self.runs.append((self._run, listed, group))
+        self._run.append(self._card(article))
+        if self._inner:  # the article it sits in reads it too
             return
         if self._done is not None and (parent := self._done.getparent()) is not None:
             parent.remove(self._done)
         article.clear()
         self._done = article  # the pull parser may still point at the article that closed last
 
-    def _new_markup(self, markup: bytes, article: Any) -> _Card:
-        """The card of an article whose inside was not seen as written: that of one seen with other blanks
-        between tags (the featured item repeats a listing in an indent of its own), else a new card."""
+    def _card(self, article: Any) -> _Card:
+        """The card of an article: that of one seen with the same inside as written (its own start tag left out:
+        the featured item's class), else of one seen with other blanks between tags (the featured item repeats
+        a listing in an indent of its own), else a new card."""
+        markup = self._tostring(article, with_tail=False).partition(b">")[2]
+        card = self._cards.get(markup)
+        if card is not None:
+            return card
         spaced = _spaced(markup)
         card = self._cards.get(spaced)
         if card is None:
@@ -366,14 +402,12 @@ class _Papers:
         self._firsts: list[_Card] = []
         self._compared: set[int] = set()  # the cards with more than one listing given to distinct (two types)
 
-    def listing(self, card: _Card, base: str | None, group: tuple[str | None, str | int] | None) -> Publication:
+    def listing(self, card: _Card, links_base: str, filed: _Filed | None) -> Publication:
         """A listing's own record; the first of its card also notes the keys it is matched by."""
-        assert card.parts is not None
-        pub = _paper(card.parts)
-        _listed_article(pub, base, group)
+        pub = card.record(links_base, filed)
         if card.pub is None:
-            card.pub, card.unread = pub, _UNREAD in pub.flags
-            ident = own_id(pub.ids, SITE.name)
+            card.pub = pub
+            ident = pub.ids.msr
             card.keys = (("title", title_key(pub.title)),) + ((("id", ident),) if ident else ())
             self._firsts.append(card)
             for key in card.keys:
@@ -381,21 +415,22 @@ class _Papers:
                     self._shared.add(key)
         else:
             self._compared.add(id(card))
-        _drop_flag(pub)
         return pub
 
-    def repeated(self, card: _Card, group: tuple[str | None, str | int] | None) -> bool:
+    def repeated(self, card: _Card, filed: _Filed | None) -> bool:
         """Whether a listing repeats its card's first listing with nothing for ``distinct`` to compare; if so,
         its group is filed into that paper, as ``distinct`` would (a type it lacks, the group's label). A type
         other than the paper's is left to ``distinct``, which warns."""
         first = card.pub
         if first is None or not self._shared.isdisjoint(card.keys):
             return False
-        facet, label = group or (None, "")
-        kind = _group_type(facet, label)
-        if kind is not None and first.type is not None and kind != first.type:
-            return False
-        first.type = kind or first.type
+        if filed is None:
+            return True
+        facet, label, kind = filed
+        if kind is not None:
+            if first.type is not None and kind != first.type:
+                return False
+            first.type = kind
         if facet:
             labels = getattr(first.facets, facet)
             if label not in labels:
@@ -421,16 +456,19 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
     found, unreadable, incomplete = [], [], []
     papers = _Papers()
     number = 0
-    for card, listed, group in cards.read:
-        number += listed
-        if card.parts is None:
-            unreadable += [number] if listed else []
-            continue
+    links_base = url if url and _MSR_URL.match(url) else SITE.base_url + "/"  # as ``_absolute`` takes it
+    for run, listed, group in cards.runs:
         placed = groups.get(group) if group else None
-        if not papers.repeated(card, placed):
-            found.append(papers.listing(card, url, placed))
-        if listed and (card.unread or not group):
-            incomplete.append(number)
+        filed = (*placed, _group_type(*placed)) if placed else None
+        for card in run:
+            number += listed
+            if card.parts is None:
+                unreadable += [number] if listed else []
+                continue
+            if not papers.repeated(card, filed):
+                found.append(papers.listing(card, links_base, filed))
+            if listed and (card.unread or not group):
+                incomplete.append(number)
     check_listings(result, "the accordions", number, unreadable,
                    "title (h5, a publication link) or authors line (p.content-excerpt__people)", incomplete,
                    "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
@@ -485,22 +523,6 @@ def _person(sel: Selector, url: str | None) -> Profile:
     )
 
 
-def _listed_article(pub: Publication, base: str | None, group: tuple[str | None, str | int] | None) -> None:
-    """The paper of one ``<article>`` listing (``_paper``) placed: its link made absolute against ``base``
-    and its MSR id, and the facet and label of the accordion group it sits in (none for the featured item)."""
-    linked = pub.url is not None
-    pub.url = _absolute(pub.url, base)
-    slug = _PUBLICATION.search(pub.url or "")
-    pub.ids.msr = slug.group(1) if slug else None
-    if linked and not slug:
-        pub.flags.append(_UNREAD)  # a title link that is no publication link
-    if group:
-        facet, label = group
-        pub.type = _group_type(facet, label)
-        if facet:
-            pub.facets = _filed_under(facet, label)
-
-
 def _group_type(facet: str | None, label: str | int) -> str | None:
     """The CSL type a group gives its papers: a type group's, by its label."""
     return _csl_type(str(label)) if facet == "types" else None
@@ -546,14 +568,6 @@ def _line(p: Any) -> tuple[bool, str]:
     return "content-excerpt__people" in (p.get("class") or ""), _raw_text(p)
 
 
-def _paper(parts: _Parts) -> Publication:
-    """The paper of a card that is a publication item, its ``url`` the title link's href as written."""
-    title, href, lines = parts
-    pub = Publication(title=title, url=href)
-    _read_lines(lines, pub)
-    return pub
-
-
 def _read_card(card: Any, pub: Publication) -> bool:
     """Authors and detail lines of a listing card (an lxml element); False when the card has no authors
     line, so is not a publication item."""
@@ -569,15 +583,31 @@ def _names(line: str) -> tuple[tuple[str, ...], bool]:
 def _read_lines(lines: list[tuple[bool, str]], pub: Publication) -> bool:
     """Fill ``pub`` from a card's ``p`` lines (``_line``): the authors line, then detail lines; False
     without an authors line."""
-    found = False
+    fields, ids, unread = _lines_said(lines)
+    for name, value in fields.items():
+        setattr(pub, name, list(value) if name == "authors" else value)
+    for name, value in ids.items():
+        setattr(pub.ids, name, value)
+    if unread:
+        pub.flags.append(_UNREAD)
+    return "authors" in fields
+
+
+def _lines_said(lines: list[tuple[bool, str]]) -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """What a card's ``p`` lines (``_line``) say, the later line winning: fields of a publication (the authors,
+    a tuple, and the detail lines': ``_detail``) and of its ids, and whether a line is none pubharvest reads."""
+    fields: dict[str, Any] = {}
+    ids: dict[str, Any] = {}
+    unread = False
     for people, text in lines:
         if people:
-            names, pub.authors_truncated = _names(text)
-            pub.authors = list(names)
-            found = True
-        elif (text := clean(text)) and not _read_detail(text, pub):
-            pub.flags.append(_UNREAD)
-    return found
+            fields["authors"], fields["authors_truncated"] = _names(text)
+        elif text := clean(text):
+            said = _detail(text)
+            unread = unread or said is None
+            for field, value in said or ():
+                (ids if field in _DETAIL_IDS else fields)[field] = value
+    return fields, ids, unread
 
 
 _GROUP_BODY = "collapse-group-"  # the id of each accordion group body begins so
