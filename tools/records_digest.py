@@ -23,7 +23,7 @@ import msgspec
 from pubharvest.errors import ParseError
 from pubharvest.parsers import parse
 
-PAGE_SUFFIXES = {".html", ".htm", ".txt", ".md", ".markdown", ".mhtml", ".xhtml"}
+PAGE_SUFFIXES = {".html", ".htm", ".txt", ".md", ".markdown", ".mhtml", ".xhtml", ".json"}  # JSON: MSR faceted search
 
 
 def page_paths() -> Iterator[Path]:
