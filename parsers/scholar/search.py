@@ -19,7 +19,6 @@ from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     NUMBER,
-    QUERY_KEYS,
     SITE,
     as_elements,
     by_class,
@@ -51,7 +50,6 @@ _CLUSTER_IN_CLICK = re.compile(r"(?:^|&(?:amp;)?)d=(\d+)")
 _YEAR_AT_END = re.compile(r"^(?P<venue>.*?)[,\s]*(?P<year>(?:1[5-9]|20)\d\d)$")
 _SEARCH_NEXT = etree.XPath("id('gs_n')//a[.//span[contains(@class, 'gs_ico_nav_next')]]/@href")
 _SEARCH_CURRENT = etree.XPath("id('gs_n')//td[span[contains(@class, 'gs_ico_nav_current')]]")
-QUERY_KEYS.update({key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("cluster", "start", "after_author", "astart")})
 
 
 def is_search_page(doc: Document) -> bool:
