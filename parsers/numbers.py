@@ -142,6 +142,8 @@ class Cells:
 
     def count(self, text: str | None, cell: str, empty: int | None = None) -> int | None:
         """The count in ``text``; ``empty`` for a cell with no text at all (Scholar's empty cited-by cell is 0)."""
+        if text and text.isdigit() and text.isascii() and int(text) <= MAX_COUNT:  # most cells: read at once
+            return int(text)
         stripped = (text or "").strip()
         if not stripped and empty is not None:
             return empty
@@ -155,6 +157,8 @@ class Cells:
         return None
 
     def year(self, text: str | None, cell: str) -> int | None:
+        if text and len(text) == 4 and text.isdigit() and text.isascii() and int(text) in YEARS:  # read at once
+            return int(text)
         stripped = (text or "").strip()
         year = read_year(stripped)
         if year is None:

@@ -55,11 +55,27 @@ def by_class(root: Element | None, rules: dict[str, str], tag: tuple[str, ...] =
         if not classes:
             continue
         names = classes.split()
+        if len(names) == 1:  # most elements: one name, which one rule at most can be
+            part = rules.get(names[0])
+            if part is not None:
+                found.setdefault(part, []).append(element)
+            continue
         for name, part in rules.items():
             if name in names:
                 found.setdefault(part, []).append(element)
                 break
     return found
+
+
+def first_with_class(root: Element | None, name: str) -> Element | None:
+    """The first element under ``root`` (itself included) that has the class ``name``, as ``by_class`` finds it."""
+    if root is None:
+        return None
+    for element in root.iter():
+        classes = element.get("class")
+        if classes and name in classes and name in classes.split():
+            return element
+    return None
 
 
 def first_of(parts: dict[str, list[Element]], part: str) -> Element | None:

@@ -158,7 +158,7 @@ class StreamedRows:
 
     def take(self, row: Element) -> None:
         body = row.getparent()
-        if body is None or body.get("id") != "gsc_a_b" or not _is_table_row(row):
+        if body is None or body.get("id") != "gsc_a_b" or (row.get("class") != "gsc_a_tr" and not _is_table_row(row)):
             return
         if self.reader is None:
             self.reader = _RowReader(self._base(row.getroottree().getroot()), body)
@@ -307,14 +307,19 @@ def _line_order(grays: list[Element], first: str, second: str,
     >>> _line_order([], "Nature 1, 2", "A Bee, C Dee, ..."), _line_order([], "A Bee", "Nature")
     ('swapped', None)
     """
-    years = [len(line) > 0 and _PHONE_YEAR.match(element_text(line[-1])) is not None for line in grays[:2]]
-    if years == [False, True]:
+    years = tuple(map(_ends_in_year, grays[:2]))
+    if years == (False, True):
         return "in place"
-    if years == [True, False]:
+    if years == (True, False):
         return "swapped"
     reads_as_names = reads_as_names or _reads_as_names
     names = (reads_as_names(first), reads_as_names(second))
     return {(True, False): "in place", (False, True): "swapped"}.get(names)
+
+
+def _ends_in_year(line: Element) -> bool:
+    """Whether a grey line's last child reads as a phone-only year (", 2007")."""
+    return len(line) > 0 and _PHONE_YEAR.match(element_text(line[-1])) is not None
 
 
 _NAME = re.compile(r"^(?:[^\W\d_][\w'’.-]*)(?: [^\W\d_][\w'’.-]*){0,4}$")
@@ -479,7 +484,7 @@ class SeenLines:
 
     def __init__(self) -> None:
         self._authors: dict[str, tuple[tuple[str, ...], bool]] = {}
-        self._venues: dict[str, tuple[str, bool]] = {}
+        self._venues: dict[str, tuple[str, bool, bool]] = {}
         self._names: dict[str, bool] = {}
 
     def authors(self, text: str) -> tuple[list[str], bool]:
@@ -490,11 +495,13 @@ class SeenLines:
             found = self._authors[text] = (tuple(names), cut)
         return list(found[0]), found[1]
 
-    def venue(self, text: str) -> tuple[str, bool]:
-        """The venue line cleaned and without Scholar's cut mark, and whether it had one."""
+    def venue(self, text: str) -> tuple[str, bool, bool]:
+        """The venue line cleaned and without Scholar's cut mark, whether it had one, and whether the venue
+        can make anything certain (``classify_venue``: it names arXiv or a patent)."""
         found = self._venues.get(text)
         if found is None:
-            found = self._venues[text] = without_cut_mark(clean(text))
+            venue, cut = without_cut_mark(clean(text))
+            found = self._venues[text] = (venue, cut, "arxiv" in venue.lower() or "Patent" in venue)
         return found
 
     def reads_as_names(self, line: str) -> bool:
@@ -509,9 +516,10 @@ def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, 
     """Authors, venue and what the venue makes certain (type, arXiv id, patent number)."""
     seen = seen or SeenLines()
     pub.authors, pub.authors_truncated = seen.authors(authors_text)
-    venue, pub.venue_truncated = seen.venue(venue_text)
+    venue, pub.venue_truncated, telling = seen.venue(venue_text)
     pub.venue = venue or None
-    classify_venue(pub)
+    if telling:
+        classify_venue(pub)
 
 
 def classify_venue(pub: Publication) -> None:
@@ -534,7 +542,7 @@ def _fill_citations(pub: Publication, parts: _RowParts, cells: Cells, number: in
         return
     pub.citations = _count(element_text(count), cells, number)
     clusters = query_value(count.get("href"), "cites")
-    pub.ids.scholar_clusters = [c for c in (clusters or "").split(",") if c]
+    pub.ids.scholar_clusters = list(filter(None, (clusters or "").split(",")))
     if "merged" in parts:
         pub.flags.append("merged_citations")
     primary = count.get("data-eud")
