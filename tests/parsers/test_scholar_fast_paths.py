@@ -78,12 +78,14 @@ TITLE_CHILDREN = st.lists(st.sampled_from([
     '<div class="gs_gray">N<span class="gs_oph">, 2001</span></div>', '<p class="gs_gray">P</p>', "<!-- c -->",
     '<div><a class="gsc_a_at">Deep</a></div>']), max_size=4).map("".join)
 COUNT_CHILDREN = st.lists(st.sampled_from([
-    '<a class="gsc_a_ac gs_ibl" href="/s?cites=1">5</a>', '<a class="gsc_a_ac">5<b>x</b></a>', '<span class="gsc_a_ac">7</span>',
-    MERGED_MARK, '<span class="gsc_a_m">*</span>', '<a class="gsc_a_am">*</a>', '<span class="gsc_a_m"><b>*</b></span>',
+    '<a class="gsc_a_ac gs_ibl" href="/s?cites=1">5</a>', '<a class="gsc_a_ac">5<b>x</b></a>',
+    '<span class="gsc_a_ac">7</span>', MERGED_MARK, '<span class="gsc_a_m">*</span>', '<a class="gsc_a_am">*</a>',
+    '<span class="gsc_a_m"><b>*</b></span>',
     '<span class="gsc_a_mx"><a class="gsc_a_am">*</a></span>', "<!-- c -->"]), max_size=3).map("".join)
 YEAR_CHILDREN = st.lists(st.sampled_from([
-    '<span class="gsc_a_h gsc_a_hc gs_ibl">2020</span>', '<span class="gsc_a_h">1999</span>', '<span class="x">3</span>',
-    '<b><span class="gsc_a_h">2</span></b>', '<span class="gsc_a_hx">4</span>']), max_size=2).map("".join)
+    '<span class="gsc_a_h gsc_a_hc gs_ibl">2020</span>', '<span class="gsc_a_h">1999</span>',
+    '<span class="x">3</span>', '<b><span class="gsc_a_h">2</span></b>', '<span class="gsc_a_hx">4</span>']),
+    max_size=2).map("".join)
 
 
 @st.composite
