@@ -24,6 +24,7 @@ from ._base import (
     by_class,
     canonical_url,
     class_names,
+    closes_html,
     element_text,
     email_domain_of,
     first_of,
@@ -47,7 +48,7 @@ def parse_profile(doc: Document) -> PageResult:
     url = canonical_url(root, doc.url)
     rows = streamed.reader_for(parts.get("gsc_a_b"), url)
     _refuse_parser_cut(doc, parts, rows.rows)
-    cut = "</html>" not in doc.text[-4096:].lower()
+    cut = not closes_html(doc.text)
     # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
     # only the footer; a cut before it may have lost rows, silently.
     if cut and "gsc_a_nn" not in parts:

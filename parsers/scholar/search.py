@@ -23,6 +23,7 @@ from ._base import (
     as_elements,
     by_class,
     class_names,
+    closes_html,
     element_text,
     email_domain_of,
     first_of,
@@ -81,7 +82,7 @@ def parse_search(doc: Document) -> PageResult:
 def _check_cut(doc: Document, result: PageResult, read: int, after_list: tuple[str, ...]) -> None:
     """``Truncated`` for a search page cut before the end of its list (none of the ``after_list``
     markers that follow it is there); a ``truncated`` warning for one cut later, which lost nothing read."""
-    if "</html>" in doc.text[-4096:].lower():
+    if closes_html(doc.text):
         return
     if not any(doc.contains(marker) for marker in after_list):
         raise Truncated(f"the page stops before the end of its list (after {read} entries); save it again")

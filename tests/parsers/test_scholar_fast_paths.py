@@ -20,7 +20,7 @@ from lxml import etree
 import pubharvest.parsers as parsers
 from pubharvest.parsers.numbers import Cells, read_count, read_year
 from pubharvest.parsers.page import _in_closing_order
-from pubharvest.parsers.scholar._base import by_class, first_with_class, query_value
+from pubharvest.parsers.scholar._base import by_class, closes_html, first_with_class, query_value
 from pubharvest.parsers.scholar.profile import _chart
 from pubharvest.parsers.scholar.rows import _is_no_articles_row, _plain_row_parts, _row_parts, _text_without_year
 from pubharvest.parsers.text import _BIDI, _STRAY_SELECTOR, clean
@@ -173,6 +173,13 @@ TEXT_PIECES = st.sampled_from(["a", " ", "\u00a0", "\n", "é", "山", "\u200e", 
 @given(st.lists(TEXT_PIECES, max_size=12).map("".join))
 def test_clean_gives_what_its_two_passes_give(text: str) -> None:
     assert clean(text) == " ".join(_STRAY_SELECTOR.sub("", text.translate(_BIDI)).split())
+
+
+@given(st.lists(st.sampled_from(["<", "/", "</", "html", "HTML", "HtMl", ">", "h", "T", "é", "\u0130", "\u212a", " "]),
+                max_size=14).map("".join), st.integers(0, 4100))
+def test_closes_html_answers_what_lower_casing_the_tail_answers(text: str, padding: int) -> None:
+    for page in (text, "x" * padding + text, text + "é" * padding):
+        assert closes_html(page) == ("</html>" in page[-4096:].lower())
 
 
 @given(st.text(alphabet="0123456789 ,.١٢", max_size=8))
