@@ -297,6 +297,7 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
 def _row_range(span: Element | None) -> tuple[int, int] | None:
     """The first and last row numbers of ``#gsc_a_nn`` ("Articles 1–20", "記事 1–4"), any language.
 
+    >>> from lxml import etree
     >>> _row_range(etree.fromstring("<span>Artículos 1.001–1.100</span>"))
     (1001, 1100)
     >>> _row_range(etree.fromstring("<span></span>")) is None
