@@ -14,9 +14,9 @@ from lxml.etree import _Element as Element
 from pubharvest.errors import LayoutChanged, Truncated
 
 from ..identifiers import find_arxiv_id, give_id
-from ..numbers import Cells
+from ..numbers import Cells, digits_count, digits_year
 from ..page import Document, html_root_read
-from ..records import MAX_COUNT, YEARS, PageResult, Publication, PublicationIds
+from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
 from ..warning_codes import Warn
 from ._base import SITE, class_names, element_text, query_value
@@ -259,8 +259,9 @@ def _publication(origin: str, parts: _RowParts, lines: tuple[str, str], cells: C
 def _year(text: str, cells: Cells, number: int) -> int | None:
     """The year in row ``number``'s year cell (its ``text``), None for an empty cell; ``cells.year`` of the
     cleaned text, but four ASCII digits of a year in range, as almost every cell holds, are read at once."""
-    if len(text) == 4 and text.isdigit() and text.isascii() and int(text) in YEARS:
-        return int(text)
+    plain = digits_year(text)
+    if plain is not None:
+        return plain
     text = clean(text)
     return cells.year(text, f"row {number} year") if text else None
 
@@ -269,8 +270,9 @@ def _count(text: str, cells: Cells, number: int) -> int | None:
     """The citation count in row ``number``'s count link (its ``text``; an empty one 0): ``cells.count`` of the
     cleaned text without the star of merged citations ("1,234*"), but ASCII digits, as almost every link
     holds, are read at once."""
-    if text.isdigit() and text.isascii() and int(text) <= MAX_COUNT:
-        return int(text)
+    plain = digits_count(text)
+    if plain is not None:
+        return plain
     return cells.count(clean(text).removesuffix("*"), f"row {number} citations", empty=0)
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import pubharvest.parsers as parsers
-from pubharvest.parsers.numbers import Cells, read_count, read_year
+from pubharvest.parsers.numbers import Cells, digits_count, digits_year, read_count, read_year
 from pubharvest.parsers.page import _in_closing_order
 from pubharvest.parsers.scholar._base import by_class, closes_html, first_with_class, query_value
 from pubharvest.parsers.scholar.profile import _chart
@@ -188,6 +188,9 @@ def test_closes_html_answers_what_lower_casing_the_tail_answers(text: str, paddi
 def test_cells_read_counts_and_years_as_the_number_readers_do(text: str) -> None:
     assert Cells().count(text, "cell") == (read_count(text) if text.strip() else None)
     assert Cells().year(text, "cell") == read_year(text)
+    assert digits_count(text) in (None, read_count(text)) and digits_year(text) in (None, read_year(text))
+    if text.isascii() and text.isdigit():  # what the shortcuts are for: they answer, and as the readers do
+        assert digits_count(text) == read_count(text) and digits_year(text) == read_year(text)
 
 
 # --- elements: classes, the chart, rows in closing order ---------------------------------------------
