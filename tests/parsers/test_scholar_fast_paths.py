@@ -32,7 +32,7 @@ def fragment(markup: str) -> etree._Element:
     """The first element of ``markup`` as the parser's HTML parser builds it, inside a table body for rows."""
     wrapped = f"<table><tbody>{markup}</tbody></table>" if markup.startswith("<tr") else markup
     root = etree.fromstring(wrapped.encode(), HTML)
-    found = root.find(".//tr") if markup.startswith("<tr") else root.find("body")[0]
+    found = root.find(".//tr") if markup.startswith("<tr") else root.find("body/*")
     assert found is not None
     return found
 
@@ -63,7 +63,8 @@ MERGED_MARK = '<span class="gsc_a_m"><a href="javascript:void(0)" class="gsc_a_a
 def test_the_usual_row_is_read_by_position_with_its_merged_mark() -> None:
     plain = _plain_row_parts(fragment(USUAL_ROW.format(mark="")))
     assert plain is not None and "merged" not in plain
-    assert plain["anchor"].text == "T" and [g.text for g in plain["grays"]] == ["A Bee", "Nature 1"]
+    anchor = plain["anchor"]
+    assert anchor is not None and anchor.text == "T" and [g.text for g in plain["grays"]] == ["A Bee", "Nature 1"]
     merged = _plain_row_parts(fragment(USUAL_ROW.format(mark=MERGED_MARK)))
     assert merged is not None and merged["merged"].text == "*"
 
