@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from .records import MAX_COUNT, YEARS, PageResult
 from .warning_codes import Warn
 
-__all__ = ["read_count", "read_year", "count_in", "why_not_count", "Cells", "MAX_COUNT", "YEARS"]
+__all__ = ["read_count", "read_year", "count_in", "why_not_count", "digits_count", "digits_year", "Cells", "MAX_COUNT",
+           "YEARS"]
 
 # Between groups of three: comma, full stop, space, no-break and thin spaces, apostrophes (Swiss), Arabic thousands.
 _SEPARATORS = frozenset(",. \u00a0\u202f\u2009'\u2019\u066c")
@@ -50,6 +51,32 @@ def _plain_count(text: str) -> int | None:
         return None
     value = int(text.translate(_ASCII_SEPARATORS))
     return value if value <= MAX_COUNT else None
+
+
+def digits_count(text: str | None) -> int | None:
+    """The count ``text`` is when it is nothing but ASCII digits, as almost every cell is; None for any other
+    text (``read_count`` reads those). A shortcut a page with hundreds of cells takes before ``Cells.count``.
+
+    >>> digits_count("0123"), digits_count("1,234"), digits_count(""), digits_count("١٢")
+    (123, None, None, None)
+    """
+    if text and text.isdigit() and text.isascii():
+        value = int(text)
+        return value if value <= MAX_COUNT else None
+    return None
+
+
+def digits_year(text: str | None) -> int | None:
+    """The year ``text`` is when it is four ASCII digits of a year in ``YEARS``; None for any other text
+    (``read_year`` reads those).
+
+    >>> digits_year("2007"), digits_year(" 2007"), digits_year("1066")
+    (2007, None, None)
+    """
+    if text and len(text) == 4 and text.isdigit() and text.isascii():
+        value = int(text)
+        return value if value in YEARS else None
+    return None
 
 
 def why_not_count(text: str) -> str | None:
@@ -142,6 +169,9 @@ class Cells:
 
     def count(self, text: str | None, cell: str, empty: int | None = None) -> int | None:
         """The count in ``text``; ``empty`` for a cell with no text at all (Scholar's empty cited-by cell is 0)."""
+        plain = digits_count(text)
+        if plain is not None:
+            return plain
         stripped = (text or "").strip()
         if not stripped and empty is not None:
             return empty
@@ -155,6 +185,9 @@ class Cells:
         return None
 
     def year(self, text: str | None, cell: str) -> int | None:
+        plain = digits_year(text)
+        if plain is not None:
+            return plain
         stripped = (text or "").strip()
         year = read_year(stripped)
         if year is None:

@@ -31,7 +31,10 @@ __all__ = [
 _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x00AD, 0xFEFF])
 # A variation selector that follows no character it could select (a space, the start): left over
 # from an emoji or a glyph variant Scholar dropped.
-_STRAY_SELECTOR = re.compile(r"(?:(?<=\s)|^)[\ufe00-\ufe0f\U000e0100-\U000e01ef]+")
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_STRAY_SELECTOR = re.compile(rf"(?:(?<=\s)|^)[{_SELECTORS}]+")
+# Any character ``clean`` drops: text without one (nearly all) skips both passes.
+_INVISIBLE = re.compile(f"[{''.join(map(chr, _BIDI))}{_SELECTORS}]")
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _ISBN = re.compile(r"\b(97[89][-\s]?(?:\d[-\s]?){9}\d|(?:\d[-\s]?){9}[\dXx])\b")
@@ -52,7 +55,7 @@ def clean(text: str | None) -> str:
     """
     if not text:
         return ""
-    if not text.isascii():
+    if not text.isascii() and _INVISIBLE.search(text):
         text = _STRAY_SELECTOR.sub("", text.translate(_BIDI))
     return " ".join(text.split())
 
@@ -153,7 +156,7 @@ def clean_title(text: str) -> str:
     >>> clean_title("Decay $B\\\\ to\\\\ mathrm {J}/\\\\psi$ at 50% of {\\\\'o}")
     'Decay B→J/ψ at 50% of ó'
     """
-    if _LATEX_COMMAND.search(text) or "\\ " in text:
+    if "\\" in text and (_LATEX_COMMAND.search(text) or "\\ " in text):  # both need a backslash
         text = _latex_to_text(_BARE_PERCENT.sub(r"\\%", _SPACED_COMMAND.sub(r"\\", text)))
     return clean(strip_braces(text))
 

@@ -61,15 +61,19 @@ def refuse(doc: Document) -> None:
 
 
 # What the markers the Scholar checks look for hold: the ids and classes of every layout since 2014 (gsc_,
-# gs_) and of the layout before (cit-). Each is found within a Scholar page's first kilobytes; on another
-# site's page one scan for each rules out every marker that holds it (``Document.contains``), which would
-# otherwise be a scan of the whole page each.
-_CORES = ("gsc_", "gs_", "cit-")
+# gs_) and of the layout before (cit-). The first two are found within a Scholar page's first kilobytes; on
+# another site's page one scan for each rules out every marker that holds it (``Document.contains``), which
+# would otherwise be a scan of the whole page each. ``cit-`` is scanned for only when a check asks for a
+# marker holding it (``Document.contains_any``): a page of today's layout never holds it, and a row fragment
+# never asks.
+_CORES = ("gsc_", "gs_")
+_LEGACY_CORE = "cit-"
 
 
 def _scan_cores(doc: Document) -> None:
     for core in _CORES:
-        doc.contains(core)
+        if core not in doc.head:  # a Scholar page's head holds them: no scan that rules nothing out
+            doc.contains(core)
 
 
 def _is_captcha(doc: Document, head: str) -> bool:
@@ -137,7 +141,7 @@ def sniff(doc: Document) -> str | None:
 def _refuse_other_scholar_pages(doc: Document) -> None:
     if doc.contains('id="gs_citt"'):
         raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
-    if doc.contains("cit-dark-link") or doc.contains('class="cit-'):
+    if doc.contains_any(_LEGACY_CORE, ("cit-dark-link", 'class="cit-')):
         refuse_cut_legacy_page(doc)
         raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup) that is not a whole "
                             "saved profile, which pubharvest does not read; save the whole page")
@@ -165,7 +169,8 @@ _LEGACY_PUBLICATION = ('class="cit-dt"', "view_op=view_citation")
 
 def _sniff_publication_or_coauthors(doc: Document) -> str | None:
     """``publication`` or ``coauthors`` for those two Scholar pages (current and older layouts)."""
-    if doc.contains_any("gsc_oci_t", _SNIFF_PUBLICATION) or all(doc.contains(m) for m in _LEGACY_PUBLICATION):
+    if doc.contains_any("gsc_oci_t", _SNIFF_PUBLICATION) or (
+            doc.contains(_LEGACY_CORE) and all(doc.contains(m) for m in _LEGACY_PUBLICATION)):
         return "publication"
     if doc.contains_any("gsc_", ('id="gsc_coauthors_title"',)) or (
             doc.contains_any("gsc_", _SNIFF_COAUTHORS) and not doc.contains("gsc_prf")):

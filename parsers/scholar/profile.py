@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
 from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
-from ..numbers import Cells
+from ..numbers import Cells, digits_count, digits_year
 from ..page import Document, html_root_read
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
 from ..text import absolute_url, clean, find_year, findall_from, without_cut_mark
@@ -25,9 +24,11 @@ from ._base import (
     by_class,
     canonical_url,
     class_names,
+    closes_html,
     element_text,
     email_domain_of,
     first_of,
+    first_with_class,
     query_value,
     text_of,
     user_id,
@@ -47,7 +48,7 @@ def parse_profile(doc: Document) -> PageResult:
     url = canonical_url(root, doc.url)
     rows = streamed.reader_for(parts.get("gsc_a_b"), url)
     _refuse_parser_cut(doc, parts, rows.rows)
-    cut = "</html>" not in doc.text[-4096:].lower()
+    cut = not closes_html(doc.text)
     # The row-range line under the table (#gsc_a_nn) proves the table whole: a cut after it loses
     # only the footer; a cut before it may have lost rows, silently.
     if cut and "gsc_a_nn" not in parts:
@@ -59,7 +60,8 @@ def parse_profile(doc: Document) -> PageResult:
         result.warn(Warn.truncated, "the page stops after its publication table; what came later was not saved")
     cells = Cells()
     coauthor_items = _coauthor_parts(parts.get("gsc_rsb_co"))  # read once, for the sidebar and its check
-    result.profile = _profile(parts, url, cells, coauthor_items)
+    chart = _chart(parts)  # read once, for the profile and its check
+    result.profile = _profile(parts, url, cells, coauthor_items, chart)
     cells.report(result)
     if not result.profile.ids.scholar and rows.publications:
         result.profile.ids.scholar = (rows.publications[0].ids.scholar or "").split(":")[0] or None
@@ -67,7 +69,7 @@ def parse_profile(doc: Document) -> PageResult:
     _refuse_unread_table(parts.get("gsc_a_b"), rows.rows)
     result.publications = rows.finish(result)
     warn_if_past_end(rows.rows, len(rows.publications), result, doc.url)
-    _check_profile_parts(parts, doc, result.profile, result, coauthor_items)
+    _check_profile_parts(parts, doc, result.profile, result, coauthor_items, chart)
     _warn_if_partial(parts, result)
     if "gsc_coauth_opn" in parts:
         result.warn(Warn.coauthors_partial, "the sidebar shows only the first co-authors; the full list is "
@@ -94,15 +96,17 @@ def _landmarks(root: Element) -> dict[str, Element]:
         found.setdefault("canonical" if element.tag == "link" else "og:image", element)
     table = found.get("gsc_rsb_st")
     box = found.get("gsc_rsb_cit", table.getparent() if table is not None else None)  # the chart sits by the table
-    hist = by_class(box, {"gsc_md_hist_b": "hist"}).get("hist")
-    if hist:
-        found["hist"] = hist[0]
+    hist = first_with_class(box, "gsc_md_hist_b")
+    if hist is not None:
+        found["hist"] = hist
     return found
 
 
-def _profile(parts: dict[str, Element], url: str | None, cells: Cells, coauthor_items: list[_Parts]) -> Profile:
+def _profile(parts: dict[str, Element], url: str | None, cells: Cells, coauthor_items: list[_Parts],
+             chart: tuple[list[Element], list[Element]] | None) -> Profile:
     """The profile header and the right-hand sidebar (``parts`` from ``landmarks``, ``coauthor_items`` from
-    ``_coauthor_parts``); numbers that are not plainly numbers are null and named in ``cells``."""
+    ``_coauthor_parts``, ``chart`` from ``_chart``); numbers that are not plainly numbers are null and named in
+    ``cells``."""
     affiliation = _headline_affiliation(parts.get("gsc_prf_i"))
     org_href = next((a.get("href") for a in affiliation.iter("a") if "view_op=view_org" in (a.get("href") or "")),
                     None) if affiliation is not None else None
@@ -117,7 +121,7 @@ def _profile(parts: dict[str, Element], url: str | None, cells: Cells, coauthor_
         photo_url=_photo_url(parts),
         interests=_interests(parts.get("gsc_prf_i")),
         metrics=_metrics(parts.get("gsc_rsb_st"), cells),
-        citations_by_year=_citations_by_year(parts.get("hist", parts.get("gsc_g")), cells),
+        citations_by_year=_citations_by_year(chart, cells),
         public_access=_public_access(parts.get("gsc_rsb_mnd"), cells),
         coauthors=_coauthors(parts.get("gsc_rsb_co"), coauthor_items),
     )
@@ -172,28 +176,45 @@ def _metrics(table: Element | None, cells: Cells) -> Metrics:
     )
 
 
-def _citations_by_year(chart: Element | None, cells: Cells) -> list[YearCitations]:
-    """Every year on the histogram's axis with its count; 0 for the years that have no bar.
+def _chart(parts: dict[str, Element]) -> tuple[list[Element], list[Element]] | None:
+    """The citations chart's year labels (``span.gsc_g_t``) and bars (``a.gsc_g_a``) below it, None for a page
+    without the chart. (One walk of the chart: a class is matched as XPath's ``contains(concat(' ', @class,
+    ' '), ' NAME ')`` matches it, blanks other than spaces not separating names.)"""
+    chart = parts.get("hist", parts.get("gsc_g"))
+    if chart is None:
+        return None
+    labels, bars = [], []
+    for element in chart.iterdescendants("span", "a"):
+        classes = f" {element.get('class')} "
+        if element.tag == "span" and " gsc_g_t " in classes:
+            labels.append(element)
+        elif element.tag == "a" and " gsc_g_a " in classes:
+            bars.append(element)
+    return labels, bars
+
+
+def _citations_by_year(chart: tuple[list[Element], list[Element]] | None, cells: Cells) -> list[YearCitations]:
+    """Every year on the histogram's axis (the ``_chart``) with its count; 0 for the years that have no bar.
 
     Years without citations have no bar, so bars are matched to years by ``z-index`` (1 is the
     newest year), never by position. Bars without a z-index (2014 layout) fall back to their offset.
     """
     if chart is None:
         return []
-    texts = [(element_text(e).strip(), e) for e in as_elements(_YEAR_LABELS(chart))]
+    year_labels, bars = chart
+    texts = [(element_text(e).strip(), e) for e in year_labels]
     labels = [(year, e) for number, (text, e) in enumerate(texts, 1)
-              if (year := cells.year(text, f"histogram axis label {number}")) is not None]
+              if (year := digits_year(text) or cells.year(text, f"histogram axis label {number}")) is not None]
     years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
-    for bar in as_elements(_BARS(chart)):
+    for bar in bars:
         year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
-            counts[year] = cells.count(element_text(bar), f"histogram bar {year}", empty=0) or 0
+            text = element_text(bar)
+            counts[year] = digits_count(text) or cells.count(text, f"histogram bar {year}", empty=0) or 0
     return [YearCitations(year=y, citations=c) for y, c in counts.items()]
 
 
-_YEAR_LABELS = etree.XPath(".//span[contains(concat(' ', @class, ' '), ' gsc_g_t ')]")
-_BARS = etree.XPath(".//a[contains(concat(' ', @class, ' '), ' gsc_g_a ')]")
 
 
 def _offset(style: str) -> int | None:
@@ -277,6 +298,7 @@ def _warn_if_partial(parts: dict[str, Element], result: PageResult) -> None:
 def _row_range(span: Element | None) -> tuple[int, int] | None:
     """The first and last row numbers of ``#gsc_a_nn`` ("Articles 1–20", "記事 1–4"), any language.
 
+    >>> from lxml import etree
     >>> _row_range(etree.fromstring("<span>Artículos 1.001–1.100</span>"))
     (1001, 1100)
     >>> _row_range(etree.fromstring("<span></span>")) is None
@@ -311,7 +333,7 @@ _REQUIRED_PARTS = {"gsc_prf_i": "the header's details", "gsc_prf_ivh": "the e-ma
 
 
 def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Profile, result: PageResult,
-                         coauthor_items: list[_Parts]) -> None:
+                         coauthor_items: list[_Parts], chart: tuple[list[Element], list[Element]] | None) -> None:
     """One ``profile_unreadable`` warning naming each part of the header or sidebar that every
     profile has, or that the page's own links prove, and that could not be read."""
     missing = [f"{what} (#{key})" for key, what in _REQUIRED_PARTS.items() if key not in parts]
@@ -327,15 +349,14 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         missing.append("the organisation's id (org= in the affiliation's view_op=view_org link)")
     if "gsc_rsb_st" in parts and profile.metrics.citations is None:
         missing.append("the six counts of the citations table (#gsc_rsb_st td.gsc_rsb_std)")
-    missing += _unread_histogram(parts, profile)
+    missing += _unread_histogram(chart, profile)
     box = parts.get("gsc_prf_int")
-    shown = doc.contains("mauthors=label:") or (box is not None and bool(element_text(box).strip()))
-    if shown and not profile.interests:
+    shown = box is not None and bool(element_text(box).strip())
+    if not profile.interests and (shown or doc.contains("mauthors=label:")):
         missing.append("the interests (#gsc_prf_i a[href*='mauthors=label:']), which the page shows")
     access = profile.public_access
-    shown = "gsc_rsb_mnd" in parts or doc.contains("view_op=list_mandates") or doc.contains('class="gsc_rsb_m_a')
-    if shown and (
-            access is None or access.available is None or access.not_available is None):
+    if (access is None or access.available is None or access.not_available is None) and (
+            "gsc_rsb_mnd" in parts or doc.contains("view_op=list_mandates") or doc.contains('class="gsc_rsb_m_a')):
         missing.append("the public-access counts (#gsc_rsb_mnd .gsc_rsb_m_a), which the page links")
     items = [item for item in coauthor_items if "desc" in item]
     if any("affiliation" not in item or "email" not in item for item in items):
@@ -348,14 +369,13 @@ def _check_profile_parts(parts: dict[str, Element], doc: Document, profile: Prof
         result.warn(Warn.profile_unreadable, "could not read " + "; ".join(missing))
 
 
-def _unread_histogram(parts: dict[str, Element], profile: Profile) -> list[str]:
-    """What the citations-per-year chart lacks while the table says the profile is cited."""
+def _unread_histogram(chart: tuple[list[Element], list[Element]] | None, profile: Profile) -> list[str]:
+    """What the citations-per-year chart (the ``_chart``) lacks while the table says the profile is cited."""
     if not profile.metrics.citations:
         return []
-    chart = parts.get("hist", parts.get("gsc_g"))
     if chart is None:
         return ["the citations-per-year chart (.gsc_md_hist_b)"]
-    labels, bars = as_elements(_YEAR_LABELS(chart)), as_elements(_BARS(chart))
+    labels, bars = chart
     if not labels or not bars:
         return [f"the chart's {'year labels (span.gsc_g_t)' if not labels else 'bars (a.gsc_g_a)'}"]
     if sum(y.citations for y in profile.citations_by_year) == 0 or any(not b.get("style") for b in bars):

@@ -14,7 +14,7 @@ from lxml.etree import _Element as Element
 from pubharvest.errors import LayoutChanged, Truncated
 
 from ..identifiers import find_arxiv_id, give_id
-from ..numbers import Cells
+from ..numbers import Cells, digits_count, digits_year
 from ..page import Document, html_root_read
 from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
@@ -81,19 +81,24 @@ class _RowReader:
         self._lines: list[tuple[str, str]] = []  # each row's two grey lines, as read (see ``_swap_back``)
         self._line_order = {"swapped": 0, "in place": 0}  # rows whose lines show which order
         self.cells = Cells()
+        self.seen = SeenLines()
 
     def read(self, row: Element) -> None:
         self.rows += 1
-        if _is_no_articles_row(row):
-            return
+        parts = _plain_row_parts(row)
+        plain = parts is not None
+        if parts is None:
+            if _is_no_articles_row(row):
+                return
+            parts = _row_parts(row)
         number = len(self.publications) + 1
-        parts = _row_parts(row)
         lines = _grey_lines(parts["grays"])
-        pub = _publication(self.origin, parts, lines, self.cells, number)
-        for field in _missing_row_fields(parts) + unread_links(pub, parts.get("anchor") is not None):
+        pub = _publication(self.origin, parts, lines, self.cells, number, self.seen)
+        missing = [] if plain else _missing_row_fields(parts)  # a plain row has every part
+        for field in missing + unread_links(pub, parts.get("anchor") is not None):
             self._unread.setdefault(field, []).append(number)
         self._lines.append(lines)
-        order = _line_order(parts["grays"], *lines)
+        order = _line_order(parts["grays"], *lines, self.seen.reads_as_names)
         if order:
             self._line_order[order] += 1
         if "title_looks_like_authors" in pub.flags:
@@ -121,7 +126,7 @@ class _RowReader:
         for pub, (first, second) in zip(self.publications, self._lines, strict=True):
             pub.type = pub.ids.arxiv = pub.ids.patent_number = None  # what the wrong venue line made certain
             pub.provenance = [p for p in pub.provenance if p.method != "venue"]
-            set_authors_and_venue(pub, second, first)
+            set_authors_and_venue(pub, second, first, self.seen)
         result.warn(Warn.lines_swapped, f"{self._line_order['swapped']} of {len(self.publications)} rows show the "
                                         "venue line (div.gs_gray) above the authors line: authors and venue were "
                                         "read from each other's line on every row")
@@ -153,7 +158,7 @@ class StreamedRows:
 
     def take(self, row: Element) -> None:
         body = row.getparent()
-        if body is None or body.get("id") != "gsc_a_b" or not _is_table_row(row):
+        if body is None or body.get("id") != "gsc_a_b" or (row.get("class") != "gsc_a_tr" and not _is_table_row(row)):
             return
         if self.reader is None:
             self.reader = _RowReader(self._base(row.getroottree().getroot()), body)
@@ -232,22 +237,43 @@ def row_numbers(numbers: list[int]) -> str:
 # selector call per field costs more than the whole tree walk.
 
 
-def _publication(origin: str, parts: _RowParts, lines: tuple[str, str], cells: Cells, number: int) -> Publication:
+def _publication(origin: str, parts: _RowParts, lines: tuple[str, str], cells: Cells, number: int,
+                 seen: SeenLines) -> Publication:
     """A publication from the ``_row_parts`` of one ``tr.gsc_a_tr`` row (row ``number`` of the page) and its
-    ``_grey_lines``; a year or count that is not plainly one is null and named in ``cells``."""
+    ``_grey_lines`` (read through ``seen``); a year or count that is not plainly one is null and named in
+    ``cells``."""
     anchor, year_span = parts.get("anchor"), parts.get("year")
     href = _row_link(anchor)
-    year_text = clean(element_text(year_span)) if year_span is not None else ""
     pub = Publication(
         title=clean_title(element_text(anchor)) if anchor is not None else None,
-        year=cells.year(year_text, f"row {number} year") if year_text else None,
+        year=_year(element_text(year_span), cells, number) if year_span is not None else None,
         url=absolute_url(href, origin),
         ids=PublicationIds(scholar=query_value(href, "citation_for_view")),
     )
     pub.date = str(pub.year) if pub.year else None
-    fill_authors_and_venue(pub, *lines)
+    fill_authors_and_venue(pub, *lines, seen)
     _fill_citations(pub, parts, cells, number)
     return pub
+
+
+def _year(text: str, cells: Cells, number: int) -> int | None:
+    """The year in row ``number``'s year cell (its ``text``), None for an empty cell; ``cells.year`` of the
+    cleaned text, but four ASCII digits of a year in range, as almost every cell holds, are read at once."""
+    plain = digits_year(text)
+    if plain is not None:
+        return plain
+    text = clean(text)
+    return cells.year(text, f"row {number} year") if text else None
+
+
+def _count(text: str, cells: Cells, number: int) -> int | None:
+    """The citation count in row ``number``'s count link (its ``text``; an empty one 0): ``cells.count`` of the
+    cleaned text without the star of merged citations ("1,234*"), but ASCII digits, as almost every link
+    holds, are read at once."""
+    plain = digits_count(text)
+    if plain is not None:
+        return plain
+    return cells.count(clean(text).removesuffix("*"), f"row {number} citations", empty=0)
 
 
 def _grey_lines(grays: list[Element]) -> tuple[str, str]:
@@ -267,11 +293,13 @@ def unread_links(pub: Publication, linked: bool) -> list[str]:
     return missing
 
 
-def _line_order(grays: list[Element], first: str, second: str) -> str | None:
+def _line_order(grays: list[Element], first: str, second: str,
+                reads_as_names: Callable[[str], bool] | None = None) -> str | None:
     """``"swapped"`` when a row's first grey line is its venue and its second the authors, ``"in place"``
     when they are the other way round, None when the row cannot tell. The venue line is the one that
     holds the phone-only year (``span.gs_oph``, or a last child shaped ", 2007"); without one, the
-    line that reads as a list of names is the authors line.
+    line that reads as a list of names is the authors line (``reads_as_names``: ``_reads_as_names``, or the
+    page's ``SeenLines.reads_as_names``).
 
     >>> from lxml import etree
     >>> lines = list(etree.fromstring('<td><div>K Platel, K Srinivasan</div><div>Food 44 (1), 42-46'
@@ -281,13 +309,19 @@ def _line_order(grays: list[Element], first: str, second: str) -> str | None:
     >>> _line_order([], "Nature 1, 2", "A Bee, C Dee, ..."), _line_order([], "A Bee", "Nature")
     ('swapped', None)
     """
-    years = [len(line) > 0 and _PHONE_YEAR.match(element_text(line[-1])) is not None for line in grays[:2]]
-    if years == [False, True]:
+    years = tuple(map(_ends_in_year, grays[:2]))
+    if years == (False, True):
         return "in place"
-    if years == [True, False]:
+    if years == (True, False):
         return "swapped"
-    names = (_reads_as_names(first), _reads_as_names(second))
+    reads_as_names = reads_as_names or _reads_as_names
+    names = (reads_as_names(first), reads_as_names(second))
     return {(True, False): "in place", (False, True): "swapped"}.get(names)
+
+
+def _ends_in_year(line: Element) -> bool:
+    """Whether a grey line's last child reads as a phone-only year (", 2007")."""
+    return len(line) > 0 and _PHONE_YEAR.match(element_text(line[-1])) is not None
 
 
 _NAME = re.compile(r"^(?:[^\W\d_][\w'’.-]*)(?: [^\W\d_][\w'’.-]*){0,4}$")
@@ -341,6 +375,46 @@ def _row_parts(row: Element) -> _RowParts:
     return parts
 
 
+def _plain_row_parts(row: Element) -> _RowParts | None:
+    """The ``_row_parts`` of a row of the markup every saved page since 2014 has, read by position, or None
+    for a row of any other shape (``_row_parts`` then searches it): a ``tr.gsc_a_tr`` of three cells of
+    the classes ``gsc_a_t``, ``gsc_a_c`` and ``gsc_a_y`` exactly, the first holding the title link and
+    two grey lines and nothing else, the second the count link (holding no element) and perhaps the mark
+    of merged citations (``span.gsc_a_m > a.gsc_a_am``), the third a year span first. Each element is
+    checked for what the search would test it for, so both give the same parts; neither this row nor its
+    cells can be the "no articles" row."""
+    if len(row) != 3 or row.get("class") != "gsc_a_tr":
+        return None
+    title, count, year = row
+    if (title.get("class") != "gsc_a_t" or count.get("class") != "gsc_a_c" or year.get("class") != "gsc_a_y"
+            or len(title) != 3 or not 1 <= len(count) <= 2 or not len(year)):
+        return None
+    anchor, authors, venue = title
+    link, year_span = count[0], year[0]
+    if (anchor.tag != "a" or "gsc_a_at" not in (anchor.get("class") or "")
+            or authors.tag != "div" or "gs_gray" not in (authors.get("class") or "")
+            or venue.tag != "div" or "gs_gray" not in (venue.get("class") or "")
+            or link.tag != "a" or len(link) or "gsc_a_ac" not in (link.get("class") or "")
+            or year_span.tag != "span" or "gsc_a_h" not in (year_span.get("class") or "")):
+        return None
+    parts: _RowParts = {"grays": [authors, venue], "anchor": anchor, "count": link, "year": year_span}
+    if len(count) == 2:
+        mark = _merged_mark(count[1])
+        if mark is None:
+            return None
+        parts["merged"] = mark
+    return parts
+
+
+def _merged_mark(span: Element) -> Element | None:
+    """The link of the merged-citations mark when ``span`` is that mark as Scholar writes it
+    (``span.gsc_a_m > a.gsc_a_am``, the link holding no element), else None."""
+    if span.tag != "span" or span.get("class") != "gsc_a_m" or len(span) != 1:
+        return None
+    link = span[0]
+    return link if link.tag == "a" and link.get("class") == "gsc_a_am" and not len(link) else None
+
+
 def _cell_kind(classes: str | None) -> str | None:
     if not classes:
         return None
@@ -365,6 +439,10 @@ _TABLE_ROW = re.compile(r"<tr[\s>]", re.I)
 def _text_without_year(venue: Element) -> str:
     """The venue text without its ``span.gs_oph`` (", 2007", shown on phones only; a last span of
     that shape is dropped whatever its class, so that a renamed class cannot leak the year)."""
+    if not len(venue):  # the authors line, and a venue line without a year
+        return venue.text or ""
+    if len(venue) == 1 and venue[0].get("class") == "gs_oph":  # the venue line of almost every row
+        return (venue.text or "") + (venue[0].tail or "")
     parts = [venue.text or ""]
     children = list(venue)
     for child in children:
@@ -390,23 +468,60 @@ def origin_of(url: str | None) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else SITE.base_url
 
 
-def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
+def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines | None = None) -> None:
     """Authors, venue (given without Scholar's appended year) and what the venue makes certain; the
-    title, authors and venue without the mark where Scholar cut them short."""
+    title, authors and venue without the mark where Scholar cut them short (``seen``: the lines read
+    before on the page)."""
     if pub.title:
         title, pub.title_truncated = without_cut_mark(pub.title)
         pub.title = title or None
-    set_authors_and_venue(pub, authors_text, venue_text)
+    set_authors_and_venue(pub, authors_text, venue_text, seen)
     if _looks_like_author_list(pub.title):
         pub.flags.append("title_looks_like_authors")
 
 
-def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str) -> None:
+class SeenLines:
+    """The authors and venue lines of one page's rows, each distinct line read once: a profile repeats its
+    author lines (the 1,114 rows of the corpus's fragment have 313 distinct ones, a 20-row profile 2 to 20)."""
+
+    def __init__(self) -> None:
+        self._authors: dict[str, tuple[tuple[str, ...], bool]] = {}
+        self._venues: dict[str, tuple[str, bool, bool]] = {}
+        self._names: dict[str, bool] = {}
+
+    def authors(self, text: str) -> tuple[list[str], bool]:
+        """``split_names(text)``: a new list each time, as the record may be changed later."""
+        found = self._authors.get(text)
+        if found is None:
+            names, cut = split_names(text)
+            found = self._authors[text] = (tuple(names), cut)
+        return list(found[0]), found[1]
+
+    def venue(self, text: str) -> tuple[str, bool, bool]:
+        """The venue line cleaned and without Scholar's cut mark, whether it had one, and whether the venue
+        can make anything certain (``classify_venue``: it names arXiv or a patent)."""
+        found = self._venues.get(text)
+        if found is None:
+            venue, cut = without_cut_mark(clean(text))
+            found = self._venues[text] = (venue, cut, "arxiv" in venue.lower() or "Patent" in venue)
+        return found
+
+    def reads_as_names(self, line: str) -> bool:
+        """``_reads_as_names(line)``."""
+        found = self._names.get(line)
+        if found is None:
+            found = self._names[line] = _reads_as_names(line)
+        return found
+
+
+def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines | None = None) -> None:
     """Authors, venue and what the venue makes certain (type, arXiv id, patent number)."""
-    pub.authors, pub.authors_truncated = split_names(authors_text)
-    venue, pub.venue_truncated = without_cut_mark(clean(venue_text))
+    seen = seen or SeenLines()
+    pub.authors, pub.authors_truncated = seen.authors(authors_text)
+    venue, pub.venue_truncated, telling = seen.venue(venue_text)
     pub.venue = venue or None
-    classify_venue(pub)
+    if telling:
+        classify_venue(pub)
 
 
 def classify_venue(pub: Publication) -> None:
@@ -427,10 +542,9 @@ def _fill_citations(pub: Publication, parts: _RowParts, cells: Cells, number: in
     count = parts.get("count")
     if count is None:
         return
-    # "1,234*": Scholar's star marks citations merged from another row (its own element since 2015)
-    pub.citations = cells.count(clean(element_text(count)).removesuffix("*"), f"row {number} citations", empty=0)
+    pub.citations = _count(element_text(count), cells, number)
     clusters = query_value(count.get("href"), "cites")
-    pub.ids.scholar_clusters = [c for c in (clusters or "").split(",") if c]
+    pub.ids.scholar_clusters = list(filter(None, (clusters or "").split(",")))
     if "merged" in parts:
         pub.flags.append("merged_citations")
     primary = count.get("data-eud")

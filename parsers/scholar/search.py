@@ -19,11 +19,11 @@ from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     NUMBER,
-    QUERY_KEYS,
     SITE,
     as_elements,
     by_class,
     class_names,
+    closes_html,
     element_text,
     email_domain_of,
     first_of,
@@ -51,7 +51,6 @@ _CLUSTER_IN_CLICK = re.compile(r"(?:^|&(?:amp;)?)d=(\d+)")
 _YEAR_AT_END = re.compile(r"^(?P<venue>.*?)[,\s]*(?P<year>(?:1[5-9]|20)\d\d)$")
 _SEARCH_NEXT = etree.XPath("id('gs_n')//a[.//span[contains(@class, 'gs_ico_nav_next')]]/@href")
 _SEARCH_CURRENT = etree.XPath("id('gs_n')//td[span[contains(@class, 'gs_ico_nav_current')]]")
-QUERY_KEYS.update({key: re.compile(f"[?&;]{key}=([^&#]*)") for key in ("cluster", "start", "after_author", "astart")})
 
 
 def is_search_page(doc: Document) -> bool:
@@ -83,7 +82,7 @@ def parse_search(doc: Document) -> PageResult:
 def _check_cut(doc: Document, result: PageResult, read: int, after_list: tuple[str, ...]) -> None:
     """``Truncated`` for a search page cut before the end of its list (none of the ``after_list``
     markers that follow it is there); a ``truncated`` warning for one cut later, which lost nothing read."""
-    if "</html>" in doc.text[-4096:].lower():
+    if closes_html(doc.text):
         return
     if not any(doc.contains(marker) for marker in after_list):
         raise Truncated(f"the page stops before the end of its list (after {read} entries); save it again")
