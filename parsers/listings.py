@@ -17,7 +17,7 @@ once, in the order of its first listing:
 >>> from .records import PageResult, Publication, PublicationIds
 >>> result = PageResult(site="msr", page="publication_list")
 >>> pubs = distinct([Publication(title="Deep Nets", venue="SC", ids=PublicationIds(msr="deep-nets")),
-...                  Publication(title="Deep nets", venue="SC'23")], result)
+...                  Publication(title="Deep Nets", venue="SC'23")], result)
 >>> len(pubs), pubs[0].venue, pubs[0].ids.msr
 (1, "SC'23", 'deep-nets')
 >>> [(w.code, w.message) for w in result.warnings]
@@ -192,10 +192,10 @@ def check_listings(result: PageResult, section: str, total: int, unreadable: Seq
     >>> result = PageResult(site="msr", page="publication_list")
     >>> check_listings(result, "by year", 3, [2], "a title")
     >>> result.warnings[0].message
-    "listing 2 of 3 in by year could not be read (no a title): skipped"
+    'listing 2 of 3 in by year could not be read (no a title): skipped'
     >>> check_listings(result, "by year", 3, [1, 2, 3], "a title")
     Traceback (most recent call last):
-    pubharvest.errors.LayoutChanged: all 3 listings in by year are unreadable (no a title)
+    pubharvest.errors.LayoutChanged: layout_changed: all 3 listings in by year are unreadable (no a title)
     """
     if total and len(unreadable) == total:
         raise LayoutChanged(f"all {total} listings in {section} are unreadable (no {missing})")

@@ -150,7 +150,7 @@ def _without_url_line(text: str, utf8: bytes | None) -> tuple[str | None, str, b
     """The URL on a page's first line, as some saving tools write it before the page, and the page
     without that line (its text, and its UTF-8 bytes when at hand); ``(None, text, utf8)`` otherwise.
 
-    >>> _without_url_line("https://scholar.google.com/citations?user=x\r\n<html>", b"")[:2]
+    >>> _without_url_line("https://scholar.google.com/citations?user=x\\r\\n<html>", b"")[:2]
     ('https://scholar.google.com/citations?user=x', '<html>')
     """
     line = _URL_LINE.match(text)
@@ -561,7 +561,7 @@ _CONTENT_TYPE_CHARSET = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.I)
 def header_charset(content_type: str | bytes | None) -> str | None:
     """The charset an HTTP ``Content-Type`` header names, as written; None when it names none.
 
-    >>> header_charset("text/html; charset=\"Shift_JIS\""), header_charset(b"text/html"), header_charset(None)
+    >>> header_charset('text/html; charset="Shift_JIS"'), header_charset(b"text/html"), header_charset(None)
     ('Shift_JIS', None, None)
     """
     if isinstance(content_type, bytes):
@@ -715,7 +715,7 @@ def refuse_forbidden(doc: Document) -> None:
     >>> refuse_forbidden(Document.from_input(b"<html><title>Error 403 (Forbidden)!!1</title></html>"))
     Traceback (most recent call last):
     ...
-    pubharvest.errors.Blocked: the site answered 403 Forbidden: this client is refused; wait before retrying
+    pubharvest.errors.Blocked: blocked: the site answered 403 Forbidden: this client is refused; wait before retrying
     """
     if not doc.is_html:
         return

@@ -465,7 +465,7 @@ def json_schema() -> dict[str, Any]:
     >>> json_schema()["$defs"]["PageResult"]["properties"]["site"]
     {'enum': ['elamur', 'msr', 'scholar']}
     >>> json_schema()["$defs"]["PageWarning"]["properties"]["code"]["enum"][:3]
-    ['charset_guessed', 'charset_mismatch', 'truncated']
+    ['charset_guessed', 'charset_unsupported', 'charset_mismatch']
     """
     schema = msgspec.json.schema(PageResult)
     schema["$defs"]["PageResult"]["properties"]["site"] = {"enum": sorted(registered_sites())}

@@ -11,12 +11,10 @@ import doctest
 import importlib
 import importlib.util
 import io
-import pkgutil
 
 import pytest
 from conftest import ROOT
-
-import pubharvest
+from projectfiles import module_files
 
 NEEDS = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis",
          "pubharvest.dataframes": "pandas"}
@@ -24,11 +22,10 @@ EXTRAS = {"pandas": "pandas"}  # the extra that brings a package (else scrapy)
 
 
 def module_names() -> list[str]:
-    """Every module of the installed package, subpackages included, in a stable order."""
-    names = ["pubharvest"]
-    for info in pkgutil.walk_packages(pubharvest.__path__, "pubharvest."):
-        names.append(info.name)
-    return sorted(names)
+    """Every module of the installed package, subpackages included, in a stable order: those of parsers/ and
+    scrapers/ too, which walking ``pubharvest.__path__`` does not reach (they are installed from their own
+    folders)."""
+    return sorted(module_files())
 
 
 @pytest.mark.parametrize("name", module_names())
@@ -47,6 +44,10 @@ def test_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_doctests_are_found() -> None:
-    """A doctest that is never collected cannot fail: the finder must see the site parsers' examples."""
+    """A doctest that is never collected cannot fail: the finder must see the site parsers' examples, and
+    every package folder's modules must be among those run."""
     module = importlib.import_module("pubharvest.parsers")
     assert any(test.examples for test in doctest.DocTestFinder().find(module))
+    names = module_names()
+    assert {"pubharvest.parsers.scholar.rows", "pubharvest.scrapers.engine", "pubharvest.metrics.indicators",
+            "pubharvest.cli.metrics"} <= set(names)

@@ -8,9 +8,10 @@ dependency, only a later one); imports under ``if TYPE_CHECKING:`` do not, as th
 from __future__ import annotations
 
 import ast
-import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from projectfiles import module_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,24 +42,6 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the command, one module per command: on top, imported by nothing else
     ("cli", ("pubharvest.cli.*",)),
 )
-
-
-def package_dirs() -> dict[str, Path]:
-    """``{"pubharvest.parsers": ROOT/"parsers", ...}``: the installed package of each folder (pyproject.toml)."""
-    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    return {package: ROOT / folder for package, folder in mapping.items()}
-
-
-def module_files(packages: Mapping[str, Path] | None = None) -> dict[str, Path]:
-    """Every module of the project (of ``packages``, by default those of pyproject.toml) by its installed
-    name, subpackages included: parsers/x.py is ``pubharvest.parsers.x``, parsers/scholar/rows.py
-    ``pubharvest.parsers.scholar.rows``, parsers/scholar/__init__.py ``pubharvest.parsers.scholar``."""
-    modules = {}
-    for package, folder in (package_dirs() if packages is None else packages).items():
-        for path in folder.rglob("*.py"):
-            parts = path.relative_to(folder).with_suffix("").parts
-            modules[".".join((package, *parts[:-1 if parts[-1] == "__init__" else None]))] = path
-    return modules
 
 
 def _is_type_checking(node: ast.If) -> bool:
