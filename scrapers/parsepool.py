@@ -1,0 +1,180 @@
+"""Parsing a job's pages in worker processes, so that the event loop fetches and the writer thread
+commits while pages are parsed on the machine's other cores (``parse_workers`` in the job file).
+
+What stays on the event loop, in the same step as the response's arrival (no ``await`` between):
+the page's refusal check, the first thing ``parsers.parse`` does (decode, then each site's CAPTCHA
+and sign-in check and the 403 page, ``parsers.refuse_block_pages``). A block page therefore stops
+its host before any further request to it goes out, exactly as when the whole parse ran there; the
+worker then repeats those steps on the same bytes (the same verdict) and parses the page.
+
+Each worker is ``python -m pubharvest.scrapers.parsepool``, started when a page first finds every
+started worker busy, and spoken to through its standard input and output: a length-prefixed frame
+of the page (msgpack: body, URL, charset) in, a frame of the record (msgpack, decoded into the same
+``PageResult`` the parse gave) or of the page's ``PubharvestError`` (pickled; any other exception
+is first made the page's named error, as ``Engine.parse_page`` names it) out. A worker is not
+forked from the job's process, so it holds none of its files or locks; it ends when its input ends:
+when the job closes the pool, or when the job's process dies, even by kill -9. A worker that dies
+fails the page it was given (``internal_error``), and the next page starts another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import sys
+from typing import BinaryIO
+
+import msgspec
+
+from pubharvest import siteregistry
+from pubharvest.errors import InternalError, PubharvestError
+from pubharvest.parsers import parse, refuse_block_pages
+from pubharvest.parsers.page import Document
+from pubharvest.parsers.records import PageResult
+
+_HEAD = 4  # bytes of a frame's length, big-endian
+_RECORD, _ERROR = b"R", b"E"  # the first byte of an answer: a record, or the page's error
+_DECODE_RECORD = msgspec.msgpack.Decoder(PageResult)
+_DECODE_PAGE = msgspec.msgpack.Decoder(tuple[bytes, str, str | None])
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def default_workers() -> int:
+    """How many processes parse pages when the job file does not say: one per core the job may run on,
+    none on one core (where the pool would only add the cost of sending each page there and back)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return 0 if cores < 2 else cores
+
+
+def refuse_now(body: bytes, url: str, charset: str | None) -> None:
+    """Raise what ``parsers.parse`` raises before it parses (``Blocked`` for a CAPTCHA or 403 page,
+    ``NotFoundOrPrivate`` for a sign-in page, ``Empty``/``Binary``/``Undecodable``): its own first steps
+    on the same bytes, so that the verdict is the worker's."""
+    refuse_block_pages(Document.from_input(body, url, charset))
+
+
+def workers_can_parse() -> bool:
+    """Whether a fresh process knows every registered site: each site's parser module loaded so far was
+    loaded from a file (a site registered at runtime, its module made in memory, is parsed in the job's
+    process)."""
+    for name in siteregistry.SITES:
+        module = sys.modules.get(f"pubharvest.parsers.{name}")
+        if module is not None and getattr(getattr(module, "__spec__", None), "origin", None) is None:
+            return False
+    return True
+
+
+class _Worker:
+    """One worker process and its pipes."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        assert process.stdin is not None and process.stdout is not None
+        self.send, self.receive = process.stdin, process.stdout
+
+    async def ask(self, page: bytes) -> bytes:
+        self.send.write(len(page).to_bytes(_HEAD, "big") + page)
+        await self.send.drain()
+        size = int.from_bytes(await self.receive.readexactly(_HEAD), "big")
+        return await self.receive.readexactly(size)
+
+    def end(self) -> None:
+        """Let the worker go: its input ends, and it exits."""
+        if not self.send.is_closing():
+            self.send.close()
+
+    def kill(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+
+
+class ParsePool:
+    """Pages parsed in up to ``workers`` processes of one job (started on the job's event loop)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.started: list[_Worker] = []
+        self.idle: list[_Worker] = []
+        self.starting = 0
+        self.changed = asyncio.Event()  # a worker became idle, or one was dropped
+
+    async def parse(self, body: bytes, url: str, charset: str | None) -> PageResult:
+        """The page's ``PageResult``, as ``parsers.parse`` gives it; raises its ``PubharvestError``."""
+        worker = await self._worker()
+        try:
+            answer = await worker.ask(_ENCODER.encode((body, url, charset)))
+        except (OSError, EOFError, asyncio.IncompleteReadError):
+            self._drop(worker)
+            raise InternalError(f"the process parsing {url} ended before it answered (killed, or out of "
+                                "memory)") from None
+        except BaseException:  # cancelled mid-answer: the worker's next answer would be this page's
+            self._drop(worker)
+            raise
+        self.idle.append(worker)
+        self.changed.set()
+        if answer[:1] == _ERROR:
+            raise pickle.loads(answer[1:])  # our own worker's, through its own pipe
+        return _DECODE_RECORD.decode(answer[1:])
+
+    async def _worker(self) -> _Worker:
+        """An idle worker; else a new one while there are fewer than ``workers``; else the next to be idle."""
+        while True:
+            if self.idle:
+                return self.idle.pop()
+            if len(self.started) + self.starting < self.workers:
+                return await self._start()
+            self.changed.clear()
+            await self.changed.wait()
+
+    async def _start(self) -> _Worker:
+        self.starting += 1
+        try:
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # this process's modules
+            pipe = asyncio.subprocess.PIPE
+            process = await asyncio.create_subprocess_exec(sys.executable, "-m", __name__, stdin=pipe, stdout=pipe,
+                                                           env=env)
+        finally:
+            self.starting -= 1
+        self.started.append(_Worker(process))
+        return self.started[-1]
+
+    def _drop(self, worker: _Worker) -> None:
+        worker.kill()
+        self.started.remove(worker)
+        self.changed.set()
+
+    async def close(self) -> None:
+        """End every worker and wait for them."""
+        for worker in self.started:
+            worker.end()
+        for worker in self.started:
+            try:
+                await asyncio.wait_for(worker.process.wait(), 5)
+            except TimeoutError:  # busy with a page no one waits for any more
+                worker.kill()
+        self.started.clear()
+        self.idle.clear()
+
+
+def serve(source: BinaryIO, sink: BinaryIO) -> None:
+    """A worker: parse each page framed on ``source``, answer each on ``sink``, until ``source`` ends."""
+    from .engine import named_error
+
+    while True:
+        head = source.read(_HEAD)
+        if len(head) < _HEAD:
+            return  # the job closed the pool, or its process is gone
+        body, url, charset = _DECODE_PAGE.decode(source.read(int.from_bytes(head, "big")))
+        try:
+            answer = _RECORD + _ENCODER.encode(parse(body, url=url, charset=charset))
+        except PubharvestError as error:
+            answer = _ERROR + pickle.dumps(error)
+        except Exception as error:
+            answer = _ERROR + pickle.dumps(named_error(error, f"parsing {url}"))
+        sink.write(len(answer).to_bytes(_HEAD, "big") + answer)
+        sink.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer, sys.stdout.buffer)

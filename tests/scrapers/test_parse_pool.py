@@ -1,0 +1,115 @@
+"""Pages parsed in worker processes (``parse_workers``): the same records as a parse on the event loop,
+a CAPTCHA still stops its host before anything else is sent to it, and workers end with the job."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from fakesite import FakeSite
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_job
+
+from pubharvest.errors import JobError
+from pubharvest.scrapers import job_from_toml
+from pubharvest.scrapers.parsepool import ParsePool
+
+
+@pytest.fixture
+def site():
+    with FakeSite() as fake:
+        yield fake
+
+
+def test_a_captcha_stops_its_host_before_the_pool_has_parsed_anything(site, tmp_path: Path, capsys) -> None:
+    users = [f"Pool{i:04d}xAAAAJ" for i in range(12)]
+    for user in users:
+        site.scholar[user] = 100  # pages the workers take a while over, while the loop could send more
+    site.fault(f"user={users[3]}", "captcha")  # a 200 answer: only the parsers' refusal knows it is a CAPTCHA
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url},
+                    concurrency=8, per_host=1, parse_workers=2)
+    code, err = scrape(capsys, job)
+    assert code == 3, err
+    assert users[3] in site.log[-1][1], "the CAPTCHA was the last request the host saw"
+    assert "the site answered with a CAPTCHA" in err
+    assert f"{len(site.log)} requests" in err
+
+
+def test_the_pool_gives_the_records_of_a_parse_on_the_event_loop(site, tmp_path: Path, capsys) -> None:
+    site.scholar.update({SCHOLAR_A: 150, SCHOLAR_B: 3})
+    targets = [{"site": "scholar", "id": SCHOLAR_A}, {"site": "scholar", "id": SCHOLAR_B},
+               {"site": "msr", "id": "adaexample"}, {"site": "elamur", "id": "olatunji-ruwase"}]
+    bases = {"scholar": site.url, "msr": site.url, "elamur": site.url}
+    outputs = {}
+    for workers in (0, 2):
+        folder = tmp_path / str(workers)
+        folder.mkdir()
+        code, err = scrape(capsys, write_job(folder, targets, bases, parse_workers=workers, concurrency=4,
+                                             per_host=4))
+        assert code == 0, err
+        outputs[workers] = lines_without_when((folder / "out.jsonl").read_text(encoding="utf-8"))
+    assert len(outputs[0]) == 4 and outputs[2] == outputs[0]
+
+
+def test_a_page_that_does_not_parse_fails_its_target_alone(site, tmp_path: Path, capsys) -> None:
+    site.change = "cut"  # every Scholar page stops in its first row: a named error from the worker
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}, {"site": "msr", "id": "adaexample"}],
+                    {"scholar": site.url, "msr": site.url}, parse_workers=1)
+    code, err = scrape(capsys, job)
+    assert code == 1, err
+    assert f"scholar:{SCHOLAR_A}: truncated: " in err and "1 done, 1 failed" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_worker_that_dies_fails_its_page_and_the_next_page_gets_another(site) -> None:
+    page = site.url + f"/citations?user={SCHOLAR_A}&hl=en&pagesize=100"
+    import httpx
+
+    body = httpx.get(page).content
+
+    async def run() -> tuple[BaseException | None, int]:
+        pool = ParsePool(1)
+        try:
+            first = await pool.parse(body, page, None)
+            pool.started[0].kill()
+            await pool.started[0].process.wait()
+            try:
+                await pool.parse(body, page, None)
+                died = None
+            except Exception as error:
+                died = error
+            again = await pool.parse(body, page, None)
+            assert again == first
+            return died, len(pool.started)
+        finally:
+            await pool.close()
+
+    died, started = asyncio.run(run())
+    assert died is not None and getattr(died, "code", None) == "internal_error", died
+    assert "ended before it answered" in str(died) and started == 1
+
+
+def test_workers_end_with_the_pool(site) -> None:
+    page = site.url + f"/citations?user={SCHOLAR_A}&hl=en&pagesize=100"
+    import httpx
+
+    body = httpx.get(page).content
+
+    async def run() -> list[int]:
+        pool = ParsePool(2)
+        await asyncio.gather(pool.parse(body, page, None), pool.parse(body, page, None))
+        pids = [worker.process.pid for worker in pool.started]
+        await pool.close()
+        return pids
+
+    pids = asyncio.run(run())
+    assert len(pids) == 2
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_parse_workers_must_not_be_negative() -> None:
+    with pytest.raises(JobError, match="parse_workers must not be negative"):
+        job_from_toml('contact = "a@b.org"\nparse_workers = -1\n[[targets]]\nsite = "msr"\nid = "ada"')
