@@ -131,18 +131,30 @@ def job_child(base: str, users: list[str]) -> None:
     assert summary.counts()["done"] == len(users), summary.line()
 
 
-def timed_child(kind: str, base: str, users: int, python: str = sys.executable) -> tuple[float, float]:
-    """Wall seconds and peak memory (MB) of one child process running ``kind`` (job or floor)."""
+def timed_child(kind: str, base: str, users: int, python: str = sys.executable) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (with the processes it started and waited for: the parse workers) and peak
+    memory (MB) of one child process running ``kind`` (job or floor), under ``python`` with its own checkout's
+    copy of this file (``--before``: the code before a change, whole)."""
     import os
     import time
 
     started = time.perf_counter()
-    child = subprocess.Popen([python, __file__, "--child", kind, "--base", base, "--targets", str(users)])
+    child = subprocess.Popen([python, bench_file(python), "--child", kind, "--base", base, "--targets", str(users)])
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise SystemExit(f"the {kind} child failed with exit {child.returncode}")
-    return time.perf_counter() - started, usage.ru_maxrss / 1024
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def bench_file(python: str) -> str:
+    """This file in the checkout ``python`` has installed (this file itself under this interpreter): run from
+    here, a child would put this checkout first on its path and import this code, not the one before."""
+    if python == sys.executable:
+        return __file__
+    where = subprocess.run([python, "-c", "import pubharvest.scrapers as s; print(s.__file__)"], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    return str(Path(where).parent.parent / "bench" / "bench_scrape.py")
 
 
 def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> None:
@@ -153,30 +165,37 @@ def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> N
     server, base = start_server(users, 1, 0.0, rows)
     try:
         timed_child("job", base, 20)  # warm up: the bytecode caches, the server's threads
-        ratios, jobs, floors, olds, old_ratios = [], [], [], [], []
+        ratios, jobs, floors, olds, old_ratios, cpus, floor_cpus, old_cpus = [], [], [], [], [], [], [], []
         for _ in range(repeat):
-            floor, _ = timed_child("floor", base, targets)
-            job, _ = timed_child("job", base, targets)
+            floor, floor_cpu, _ = timed_child("floor", base, targets)
+            job, cpu, _ = timed_child("job", base, targets)
             ratios.append(job / floor)
             jobs.append(job)
             floors.append(floor)
+            cpus.append(cpu)
+            floor_cpus.append(floor_cpu)
             if before:
-                olds.append(timed_child("job", base, targets, before)[0])
-                old_ratios.append(olds[-1] / floor)
-        _, small_peak = timed_child("job", base, targets // 4)
-        _, peak = timed_child("job", base, targets)
+                old, old_cpu, _ = timed_child("job", base, targets, before)
+                olds.append(old)
+                old_ratios.append(old / floor)
+                old_cpus.append(old_cpu)
+        _, _, small_peak = timed_child("job", base, targets // 4)
+        _, _, peak = timed_child("job", base, targets)
         if before:
-            _, old_small_peak = timed_child("job", base, targets // 4, before)
-            _, old_peak = timed_child("job", base, targets, before)
+            _, _, old_small_peak = timed_child("job", base, targets // 4, before)
+            _, _, old_peak = timed_child("job", base, targets, before)
     finally:
         server.terminate()
         server.wait()
     per_target = (peak - small_peak) * 1024 / (targets - targets // 4)
     print(f"{targets} targets of one {rows}-row Scholar page, store and WARC, {IN_FLIGHT} in flight "
           f"(each a whole process; {repeat} runs, interleaved; load average {os.getloadavg()[0]:.1f})")
-    print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s")
+    print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s; "
+          f"CPU median {statistics.median(floor_cpus):.2f} s")
     print(f"  job: min {min(jobs):.2f} s, median {statistics.median(jobs):.2f} s = "
-          f"{targets / statistics.median(jobs):.0f} pages/s")
+          f"{targets / statistics.median(jobs):.0f} pages/s; CPU (with its parse workers) median "
+          f"{statistics.median(cpus):.2f} s = {statistics.median(cpus) / statistics.median(floor_cpus):.1f}x "
+          "the floor's")
     print(f"  job / floor: min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x "
           f"(goal <= {GOAL_FLOOR_RATIO:g}x)  {'ok' if statistics.median(ratios) <= GOAL_FLOOR_RATIO else 'MISSED'}")
     print(f"  peak memory: {small_peak:.0f} MB at {targets // 4} targets, {peak:.0f} MB at {targets}: "
@@ -186,7 +205,8 @@ def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> N
         old_per_target = (old_peak - old_small_peak) * 1024 / (targets - targets // 4)
         print(f"  before ({before}): min {min(olds):.2f} s, median {statistics.median(olds):.2f} s = "
               f"{targets / statistics.median(olds):.0f} pages/s; / floor: min {min(old_ratios):.2f}x, median "
-              f"{statistics.median(old_ratios):.2f}x; {old_per_target:+.1f} KB a target")
+              f"{statistics.median(old_ratios):.2f}x; CPU median {statistics.median(old_cpus):.2f} s; "
+              f"{old_per_target:+.1f} KB a target")
 
 
 def hostile(bomb_mb: int) -> None:

@@ -661,13 +661,23 @@ _LONG_RUN = b"9" * 19
 
 def has_long_number(data: bytes) -> bool:
     """Whether JSON ``data`` holds a number of more digits than any of 64 bits; digits in a text (an id, a
-    URL) are no JSON number. A run of 19 digits is looked for first (one pass in C, a tenth of the
-    pattern's time on a 100-row record), the pattern only where there is one.
+    URL: Scholar's cluster ids have 19 or 20) are no JSON number. Runs of 19 digits are found in one pass in
+    C, and the pattern is tried only around each (on a 100-row record, a tenth of the pattern's time).
 
-    >>> has_long_number(b'{"n":12345678901234567890}'), has_long_number(b'{"u":"x/12345678901234567890"}')
+    >>> has_long_number(b'{"n":12345678901234567890}'), has_long_number(b'{"u":"x?cites=12345678901234567890"}')
     (True, False)
+    >>> has_long_number(b'{"u":"x?cites=12345678901234567890","n":[1,-12345678901234567890]}')
+    True
     """
-    return _LONG_RUN in data.translate(_DIGITS_AS_NINES) and _LONG_NUMBER.search(data) is not None
+    runs = data.translate(_DIGITS_AS_NINES)
+    at = runs.find(_LONG_RUN)  # the start of a run: a 9 before it would have been found first
+    while at >= 0:
+        end = runs.find(b" ", at)
+        end = len(runs) if end < 0 else end
+        if _LONG_NUMBER.search(data, max(0, at - 2), end + 1):
+            return True
+        at = runs.find(_LONG_RUN, end)
+    return False
 
 
 def within_int64(result: PageResult) -> PageResult:

@@ -246,10 +246,9 @@ class Engine:
         for end, record in kept:
             distrust(record, end.outcome)
         if self.archive is not None and kept:
-            for end, record in kept:
-                self.archive.target_done(self.ledger.run, end.target.key, end.outcome.status, list(end.archived),
-                                         record.source.fetched_at if record.source else None, sync=False)
-            self.archive.sync()
+            self.archive.targets_done(self.ledger.run, [(end.target.key, end.outcome.status, list(end.archived),
+                                                         record.source.fetched_at if record.source else None)
+                                                        for end, record in kept])
         with ExitStack() as group:
             for sink in self.sinks:
                 if hasattr(sink, "group"):

@@ -7,14 +7,11 @@ and sign-in check and the 403 page, ``parsers.refuse_block_pages``). A block pag
 its host before any further request to it goes out, exactly as when the whole parse ran there; the
 worker then repeats those steps on the same bytes (the same verdict) and parses the page.
 
-Each worker is ``python -m pubharvest.scrapers.parsepool``, started when a page first finds every
-started worker busy, and spoken to through its standard input and output: a length-prefixed frame
-of the page (msgpack: body, URL, charset) in, a frame of the record (msgpack, decoded into the same
-``PageResult`` the parse gave) or of the page's ``PubharvestError`` (pickled; any other exception
-is first made the page's named error, as ``Engine.parse_page`` names it) out. A worker is not
-forked from the job's process, so it holds none of its files or locks; it ends when its input ends:
-when the job closes the pool, or when the job's process dies, even by kill -9. A worker that dies
-fails the page it was given (``internal_error``), and the next page starts another.
+Each worker is a process of ``parseworker`` (its frames are described there), started when a page
+first finds every started worker busy, and spoken to through its standard input and output. A
+worker is not forked from the job's process, so it holds none of its files or locks; it ends when
+its input ends: when the job closes the pool, or when the job's process dies, even by kill -9. A
+worker that dies fails the page it was given (``internal_error``), and the next page starts another.
 """
 
 from __future__ import annotations
@@ -23,21 +20,19 @@ import asyncio
 import os
 import pickle
 import sys
-from typing import BinaryIO
 
 import msgspec
 
 from pubharvest import siteregistry
-from pubharvest.errors import InternalError, PubharvestError
-from pubharvest.parsers import parse, refuse_block_pages
+from pubharvest.errors import InternalError
+from pubharvest.parsers import refuse_block_pages
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import PageResult
 
-_HEAD = 4  # bytes of a frame's length, big-endian
-_RECORD, _ERROR = b"R", b"E"  # the first byte of an answer: a record, or the page's error
+from . import parseworker
+from .parseworker import ENCODER, ERROR, HEAD
+
 _DECODE_RECORD = msgspec.msgpack.Decoder(PageResult)
-_DECODE_PAGE = msgspec.msgpack.Decoder(tuple[bytes, str, str | None])
-_ENCODER = msgspec.msgpack.Encoder()
 
 
 def default_workers() -> int:
@@ -74,9 +69,9 @@ class _Worker:
         self.send, self.receive = process.stdin, process.stdout
 
     async def ask(self, page: bytes) -> bytes:
-        self.send.write(len(page).to_bytes(_HEAD, "big") + page)
+        self.send.write(len(page).to_bytes(HEAD, "big") + page)
         await self.send.drain()
-        size = int.from_bytes(await self.receive.readexactly(_HEAD), "big")
+        size = int.from_bytes(await self.receive.readexactly(HEAD), "big")
         return await self.receive.readexactly(size)
 
     def end(self) -> None:
@@ -103,7 +98,7 @@ class ParsePool:
         """The page's ``PageResult``, as ``parsers.parse`` gives it; raises its ``PubharvestError``."""
         worker = await self._worker()
         try:
-            answer = await worker.ask(_ENCODER.encode((body, url, charset)))
+            answer = await worker.ask(ENCODER.encode((body, url, charset)))
         except (OSError, EOFError, asyncio.IncompleteReadError):
             self._drop(worker)
             raise InternalError(f"the process parsing {url} ended before it answered (killed, or out of "
@@ -113,7 +108,7 @@ class ParsePool:
             raise
         self.idle.append(worker)
         self.changed.set()
-        if answer[:1] == _ERROR:
+        if answer[:1] == ERROR:
             raise pickle.loads(answer[1:])  # our own worker's, through its own pipe
         return _DECODE_RECORD.decode(answer[1:])
 
@@ -132,8 +127,8 @@ class ParsePool:
         try:
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # this process's modules
             pipe = asyncio.subprocess.PIPE
-            process = await asyncio.create_subprocess_exec(sys.executable, "-m", __name__, stdin=pipe, stdout=pipe,
-                                                           env=env)
+            process = await asyncio.create_subprocess_exec(sys.executable, "-m", parseworker.__name__, stdin=pipe,
+                                                           stdout=pipe, env=env)
         finally:
             self.starting -= 1
         self.started.append(_Worker(process))
@@ -155,26 +150,3 @@ class ParsePool:
                 worker.kill()
         self.started.clear()
         self.idle.clear()
-
-
-def serve(source: BinaryIO, sink: BinaryIO) -> None:
-    """A worker: parse each page framed on ``source``, answer each on ``sink``, until ``source`` ends."""
-    from .engine import named_error
-
-    while True:
-        head = source.read(_HEAD)
-        if len(head) < _HEAD:
-            return  # the job closed the pool, or its process is gone
-        body, url, charset = _DECODE_PAGE.decode(source.read(int.from_bytes(head, "big")))
-        try:
-            answer = _RECORD + _ENCODER.encode(parse(body, url=url, charset=charset))
-        except PubharvestError as error:
-            answer = _ERROR + pickle.dumps(error)
-        except Exception as error:
-            answer = _ERROR + pickle.dumps(named_error(error, f"parsing {url}"))
-        sink.write(len(answer).to_bytes(_HEAD, "big") + answer)
-        sink.flush()
-
-
-if __name__ == "__main__":
-    serve(sys.stdin.buffer, sys.stdout.buffer)
