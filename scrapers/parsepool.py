@@ -11,7 +11,9 @@ Each worker is a process of ``parseworker`` (its frames are described there), st
 first finds every started worker busy, and spoken to through its standard input and output. A
 worker is not forked from the job's process, so it holds none of its files or locks; it ends when
 its input ends: when the job closes the pool, or when the job's process dies, even by kill -9. A
-worker that dies fails the page it was given (``internal_error``), and the next page starts another.
+worker that dies (killed, out of memory) leaves its page to be parsed in the job's process, as without
+a pool (``WorkerLost``), and the next page starts another; one that dies before its first answer (it
+could not start) leaves every page to the job's process.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import sys
 import msgspec
 
 from pubharvest import siteregistry
-from pubharvest.errors import InternalError
 from pubharvest.parsers import refuse_block_pages
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import PageResult
@@ -36,10 +37,12 @@ _DECODE_RECORD = msgspec.msgpack.Decoder(PageResult)
 
 
 def default_workers() -> int:
-    """How many processes parse pages when the job file does not say: one per core the job may run on,
-    none on one core (where the pool would only add the cost of sending each page there and back)."""
+    """How many processes parse pages when the job file does not say: one per core the job may run on
+    but one, which the event loop and the writer thread share (their work per page is more than a
+    worker's parse of it: bench/README.md); none on one core, where the pool would only add the cost of
+    sending each page there and back."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return 0 if cores < 2 else cores
+    return cores - 1
 
 
 def refuse_now(body: bytes, url: str, charset: str | None) -> None:
@@ -60,6 +63,10 @@ def workers_can_parse() -> bool:
     return True
 
 
+class WorkerLost(Exception):
+    """The worker given a page ended before it answered."""
+
+
 class _Worker:
     """One worker process and its pipes."""
 
@@ -67,6 +74,7 @@ class _Worker:
         self.process = process
         assert process.stdin is not None and process.stdout is not None
         self.send, self.receive = process.stdin, process.stdout
+        self.answered = False
 
     async def ask(self, page: bytes) -> bytes:
         self.send.write(len(page).to_bytes(HEAD, "big") + page)
@@ -96,16 +104,20 @@ class ParsePool:
 
     async def parse(self, body: bytes, url: str, charset: str | None) -> PageResult:
         """The page's ``PageResult``, as ``parsers.parse`` gives it; raises its ``PubharvestError``."""
+        if not self.workers:
+            raise WorkerLost("no parse worker could start")
         worker = await self._worker()
         try:
             answer = await worker.ask(ENCODER.encode((body, url, charset)))
         except (OSError, EOFError, asyncio.IncompleteReadError):
             self._drop(worker)
-            raise InternalError(f"the process parsing {url} ended before it answered (killed, or out of "
-                                "memory)") from None
+            if not worker.answered:  # it could not start (a broken install): the job parses in its own process
+                self.workers = 0
+            raise WorkerLost(f"the process parsing {url} ended before it answered") from None
         except BaseException:  # cancelled mid-answer: the worker's next answer would be this page's
             self._drop(worker)
             raise
+        worker.answered = True
         self.idle.append(worker)
         self.changed.set()
         if answer[:1] == ERROR:

@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import httpx
 
 from pubharvest.errors import HostBlocked, NotFound, PubharvestError, RedirectRefused
+from pubharvest.parsers import parse
 from pubharvest.parsers.page import header_charset
 from pubharvest.parsers.records import PageResult
 
@@ -39,7 +40,7 @@ from .engine import (
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
-from .parsepool import ParsePool, default_workers, refuse_now, workers_can_parse
+from .parsepool import ParsePool, WorkerLost, default_workers, refuse_now, workers_can_parse
 from .safety import AddressGuard, redact_url, redirect_refusal, site_hosts
 
 __all__ = ["Runner", "run_job"]
@@ -190,7 +191,10 @@ class Runner(Engine):
             url, charset = redact_url(response.url), header_charset(response.content_type)
             with self.page_verdict(url):
                 refuse_now(response.body, url, charset)
-                result = await self.pool.parse(response.body, url, charset)
+                try:
+                    result = await self.pool.parse(response.body, url, charset)
+                except WorkerLost:  # parsed here, as without a pool
+                    result = parse(response.body, url=url, charset=charset)
             return self.parsed(result, url)
         finally:
             self.summary.parse_seconds += time.perf_counter() - started

@@ -4,16 +4,18 @@ a CAPTCHA still stops its host before anything else is sent to it, and workers e
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 
+import httpx
 import pytest
 from fakesite import FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_job
 
 from pubharvest.errors import JobError
-from pubharvest.scrapers import job_from_toml
-from pubharvest.scrapers.parsepool import ParsePool
+from pubharvest.scrapers import job_from_toml, parseworker
+from pubharvest.scrapers.parsepool import ParsePool, WorkerLost
 
 
 @pytest.fixture
@@ -62,38 +64,54 @@ def test_a_page_that_does_not_parse_fails_its_target_alone(site, tmp_path: Path,
     assert "Traceback" not in err
 
 
-def test_a_worker_that_dies_fails_its_page_and_the_next_page_gets_another(site) -> None:
+def test_a_worker_that_dies_leaves_its_page_to_the_job_and_the_next_page_gets_another(site) -> None:
     page = site.url + f"/citations?user={SCHOLAR_A}&hl=en&pagesize=100"
-    import httpx
-
     body = httpx.get(page).content
 
-    async def run() -> tuple[BaseException | None, int]:
+    async def run() -> tuple[BaseException | None, int, int]:
         pool = ParsePool(1)
         try:
             first = await pool.parse(body, page, None)
-            pool.started[0].kill()
-            await pool.started[0].process.wait()
+            dead = pool.started[0].process
+            dead.kill()
+            await dead.wait()
             try:
                 await pool.parse(body, page, None)
-                died = None
-            except Exception as error:
-                died = error
-            again = await pool.parse(body, page, None)
-            assert again == first
-            return died, len(pool.started)
+                lost = None
+            except WorkerLost as error:
+                lost = error
+            assert await pool.parse(body, page, None) == first
+            return lost, len(pool.started), pool.started[0].process.pid - dead.pid
         finally:
             await pool.close()
 
-    died, started = asyncio.run(run())
-    assert died is not None and getattr(died, "code", None) == "internal_error", died
-    assert "ended before it answered" in str(died) and started == 1
+    lost, started, other = asyncio.run(run())
+    assert isinstance(lost, WorkerLost) and "ended before it answered" in str(lost)
+    assert started == 1 and other != 0
+
+
+def test_a_job_whose_workers_cannot_start_parses_in_its_own_process(site, tmp_path: Path, capsys,
+                                                                   monkeypatch) -> None:
+    monkeypatch.setattr(parseworker, "__name__", "pubharvest.scrapers.no_such_worker")  # each worker exits at once
+    site.scholar[SCHOLAR_A] = 150
+    job = write_job(tmp_path, [{"site": "scholar", "id": SCHOLAR_A}], {"scholar": site.url}, parse_workers=1)
+    started = []
+    real_start = ParsePool._start
+
+    async def counted(pool: ParsePool):
+        started.append(1)
+        return await real_start(pool)
+
+    monkeypatch.setattr(ParsePool, "_start", counted)
+    code, err = scrape(capsys, job)
+    assert code == 0, err
+    [record] = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(record["publications"]) == 150
+    assert len(started) == 1, "a worker that could not start is not started again for each page"
 
 
 def test_workers_end_with_the_pool(site) -> None:
     page = site.url + f"/citations?user={SCHOLAR_A}&hl=en&pagesize=100"
-    import httpx
-
     body = httpx.get(page).content
 
     async def run() -> list[int]:
