@@ -40,7 +40,7 @@ from .engine import (
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
-from .parsepool import ParsePool, WorkerLost, default_workers, refuse_now, workers_can_parse
+from .parsepool import POOL_MIN_BYTES, ParsePool, WorkerLost, default_workers, refuse_now, workers_can_parse
 from .safety import AddressGuard, redact_url, redirect_refusal, site_hosts
 
 __all__ = ["Runner", "run_job"]
@@ -186,7 +186,7 @@ class Runner(Engine):
         host) is made here first, as the response arrives, before any other request can go out."""
         started = time.perf_counter()
         try:
-            if self.pool is None:
+            if self.pool is None or len(response.body) < POOL_MIN_BYTES:
                 return self.parse_page(response.body, response.url, response.content_type)
             url, charset = redact_url(response.url), header_charset(response.content_type)
             with self.page_verdict(url):

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fakesite import FakeSite
+from fakesite import CAPTCHA, FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_job
 
 from pubharvest.errors import JobError
 from pubharvest.scrapers import job_from_toml, parseworker
-from pubharvest.scrapers.parsepool import ParsePool, WorkerLost
+from pubharvest.scrapers.parsepool import POOL_MIN_BYTES, ParsePool, WorkerLost
 
 
 @pytest.fixture
@@ -28,7 +28,11 @@ def test_a_captcha_stops_its_host_before_the_pool_has_parsed_anything(site, tmp_
     users = [f"Pool{i:04d}xAAAAJ" for i in range(12)]
     for user in users:
         site.scholar[user] = 100  # pages the workers take a while over, while the loop could send more
-    site.fault(f"user={users[3]}", "captcha")  # a 200 answer: only the parsers' refusal knows it is a CAPTCHA
+    # a 200 answer (only the parsers' refusal knows it is a CAPTCHA) large enough to be given to a worker
+    captcha = CAPTCHA.replace("</body>", f"<!-- {'padding ' * 5000} --></body>").encode()
+    assert len(captcha) >= POOL_MIN_BYTES
+    site.answer("big-captcha", 200, [("Content-Type", "text/html; charset=utf-8")], captcha)
+    site.fault(f"user={users[3]}", "answer:big-captcha")
     job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url},
                     concurrency=8, per_host=1, parse_workers=2)
     code, err = scrape(capsys, job)
