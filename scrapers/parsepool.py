@@ -20,6 +20,7 @@ could not start) leaves every page to the job's process.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import pickle
 import sys
@@ -44,12 +45,20 @@ POOL_MIN_BYTES = 32 * 1024
 
 
 def default_workers() -> int:
-    """How many processes parse pages when the job file does not say: one per core the job may run on
-    but one, which the event loop and the writer thread share (their work per page is more than a
-    worker's parse of it: bench/README.md); none on one core, where the pool would only add the cost of
-    sending each page there and back."""
+    """How many processes parse pages when the job file does not say: the cores the job may run on that
+    are idle (its cores less the load average of the last minute, to the nearest), but one, which the
+    event loop and the writer thread share (their work per page is more than a worker's parse of it). None
+    on a machine whose
+    cores are busy: a worker then only adds the cost of sending each page there and back and of the
+    second refusal check (a tenth of the job's CPU on 100-row pages, bench/README.md), for no core of
+    its own.
+
+    >>> default_workers() >= 0
+    True
+    """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores - 1
+    idle = cores - os.getloadavg()[0] if hasattr(os, "getloadavg") else cores
+    return max(0, min(cores - 1, math.floor(idle - 0.5)))
 
 
 def refuse_now(body: bytes, url: str, charset: str | None) -> None:

@@ -15,7 +15,7 @@ from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_j
 
 from pubharvest.errors import JobError
 from pubharvest.scrapers import job_from_toml, parseworker
-from pubharvest.scrapers.parsepool import POOL_MIN_BYTES, ParsePool, WorkerLost
+from pubharvest.scrapers.parsepool import POOL_MIN_BYTES, ParsePool, WorkerLost, default_workers
 
 
 @pytest.fixture
@@ -130,6 +130,14 @@ def test_workers_end_with_the_pool(site) -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.mark.parametrize(("cores", "load", "workers"),
+                         [(2, 0.3, 1), (2, 1.2, 0), (8, 2.5, 5), (8, 0.0, 7), (8, 9.0, 0), (1, 0.0, 0)])
+def test_the_default_is_the_idle_cores_but_one(monkeypatch, cores: int, load: float, workers: int) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert default_workers() == workers
 
 
 def test_parse_workers_must_not_be_negative() -> None:
