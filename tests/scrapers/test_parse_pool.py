@@ -1,17 +1,21 @@
 """Pages parsed in worker processes (``parse_workers``): the same records as a parse on the event loop,
-a CAPTCHA still stops its host before anything else is sent to it, and workers end with the job."""
+a CAPTCHA still stops its host before anything else is sent to it, and workers end with the job, even
+one killed with SIGKILL."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import signal
 from pathlib import Path
 
 import httpx
 import pytest
 from fakesite import CAPTCHA, FakeSite
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_job
+from scrapyjobs import start_cli
+from test_resume import journal_done, wait_for
 
 from pubharvest.errors import JobError
 from pubharvest.scrapers import job_from_toml, parseworker
@@ -143,3 +147,37 @@ def test_the_default_is_the_idle_cores_but_one(monkeypatch, cores: int, load: fl
 def test_parse_workers_must_not_be_negative() -> None:
     with pytest.raises(JobError, match="parse_workers must not be negative"):
         job_from_toml('contact = "a@b.org"\nparse_workers = -1\n[[targets]]\nsite = "msr"\nid = "ada"')
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def parse_workers_of(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children if b"parseworker" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_a_job_killed_with_sigkill_leaves_no_worker_behind(site, tmp_path: Path) -> None:
+    users = [f"Kill{i:04d}xAAAAJ" for i in range(4)]
+    for user in users[:3]:
+        site.scholar[user] = 100  # pages of 61 kB: each goes to the worker
+    site.fault(f"user={users[3]}", "hang")  # the job waits there, its worker started
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in users], {"scholar": site.url},
+                    parse_workers=1, timeout=60)
+    process = start_cli("scrape", str(job))
+    try:
+        wait_for(lambda: journal_done(tmp_path / "job.journal") == 3)
+        [worker] = parse_workers_of(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        wait_for(lambda: not running(worker), 10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
