@@ -7,12 +7,14 @@ requests in flight (goal: >= 1.6x against a server answering in 50 ms, ``--delay
     python bench/bench_scrape.py --targets 1000 [--rows 100] [--repeat 3] [--before OTHER_VENV/bin/python]
 
 ``--targets N`` runs a job of N Scholar profiles (one page of ``--rows`` rows each) with a store and
-a WARC archive, 4 requests in flight, beside its floor: a bare ``httpx.AsyncClient`` loop fetching
-the same N URLs with the same 4 connections, each in a process of its own, interleaved, ``--repeat``
-times; it prints the job's wall time as a ratio to the floor's (goal: 3x), min and median, and the
+a WARC archive, 4 requests in flight (``--parse-workers N``: the job's ``parse_workers``), beside its
+floor: a bare ``httpx.AsyncClient`` loop fetching the same N URLs with the same 4 connections, each in
+a process of its own, interleaved, ``--repeat`` times; it prints the job's wall time as a ratio to the
+floor's (goal: 3x), min and median, the CPU time of each (the job's with its parse workers), and the
 job's peak memory per target (its peak at N targets less its peak at N/4, over the 3N/4 targets
 between: goal flat, a few KB, not a target's page held). ``--before PYTHON`` also runs the job, in the
-same rounds, under another interpreter that has another checkout installed (the code before a change).
+same rounds, under another interpreter that has another checkout installed (the code before a change,
+with that checkout's own copy of this file).
 
 ``--hostile`` runs a job against a hostile server instead, under each engine in a process of its
 own, and prints that process's peak memory (goal: under 500 MB): a gzip bomb (``--bomb-mb`` MB
@@ -67,10 +69,12 @@ def start_server(users: list[str], pages: int, delay: float = 0.0, rows_per_page
     return server, server.stdout.readline().strip()
 
 
-def job_text(base: str, users: list[str], concurrency: int, store: bool) -> str:
+def job_text(base: str, users: list[str], concurrency: int, store: bool, parse_workers: int | None = None) -> str:
     lines = ['contact = "mailto:bench@example.org"', 'output = "out.jsonl"', 'warc = "out.warc.gz"',
              "rate = 0", "jitter = 0", "robots = \"ignore\"", f"concurrency = {concurrency}",
              f"per_host = {concurrency}", "[sites.scholar]", f'base_url = "{base}"']
+    if parse_workers is not None:
+        lines.insert(0, f"parse_workers = {parse_workers}")
     if store:
         lines.insert(1, 'store = "store.sqlite"')
     for user in users:
@@ -90,9 +94,9 @@ def store_sink(path: Path):
     return StoreSink(store)
 
 
-def run(base: str, users: list[str], concurrency: int, store: bool):
+def run(base: str, users: list[str], concurrency: int, store: bool, parse_workers: int | None = None):
     with tempfile.TemporaryDirectory() as folder:
-        job = job_from_toml(job_text(base, users, concurrency, store), root=Path(folder))
+        job = job_from_toml(job_text(base, users, concurrency, store, parse_workers), root=Path(folder))
         sinks = []
         if store:
             sinks.append(store_sink(job.store))
@@ -125,27 +129,42 @@ def floor_child(base: str, users: list[str]) -> None:
     asyncio.run(fetch_all())
 
 
-def job_child(base: str, users: list[str]) -> None:
+def job_child(base: str, users: list[str], parse_workers: int | None = None) -> None:
     """The job: ``users`` as targets, 4 in flight, with a store and a WARC archive."""
-    summary, _ = run(base, users, IN_FLIGHT, True)
+    summary, _ = run(base, users, IN_FLIGHT, True, parse_workers)
     assert summary.counts()["done"] == len(users), summary.line()
 
 
-def timed_child(kind: str, base: str, users: int, python: str = sys.executable) -> tuple[float, float]:
-    """Wall seconds and peak memory (MB) of one child process running ``kind`` (job or floor)."""
+def timed_child(kind: str, base: str, users: int, python: str = sys.executable,
+                parse_workers: int | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (with the processes it started and waited for: the parse workers) and peak
+    memory (MB) of one child process running ``kind`` (job or floor), under ``python`` with its own checkout's
+    copy of this file (``--before``: the code before a change, whole)."""
     import os
     import time
 
     started = time.perf_counter()
-    child = subprocess.Popen([python, __file__, "--child", kind, "--base", base, "--targets", str(users)])
+    workers = [] if parse_workers is None else ["--parse-workers", str(parse_workers)]
+    child = subprocess.Popen([python, bench_file(python), "--child", kind, "--base", base, "--targets", str(users),
+                              *workers])
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise SystemExit(f"the {kind} child failed with exit {child.returncode}")
-    return time.perf_counter() - started, usage.ru_maxrss / 1024
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> None:
+def bench_file(python: str) -> str:
+    """This file in the checkout ``python`` has installed (this file itself under this interpreter): run from
+    here, a child would put this checkout first on its path and import this code, not the one before."""
+    if python == sys.executable:
+        return __file__
+    where = subprocess.run([python, "-c", "import pubharvest.scrapers as s; print(s.__file__)"], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    return str(Path(where).parent.parent / "bench" / "bench_scrape.py")
+
+
+def against_floor(targets: int, rows: int, repeat: int, before: str | None, parse_workers: int | None) -> None:
     import os
     import statistics
 
@@ -153,30 +172,38 @@ def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> N
     server, base = start_server(users, 1, 0.0, rows)
     try:
         timed_child("job", base, 20)  # warm up: the bytecode caches, the server's threads
-        ratios, jobs, floors, olds, old_ratios = [], [], [], [], []
+        ratios, jobs, floors, olds, old_ratios, cpus, floor_cpus, old_cpus = [], [], [], [], [], [], [], []
         for _ in range(repeat):
-            floor, _ = timed_child("floor", base, targets)
-            job, _ = timed_child("job", base, targets)
+            floor, floor_cpu, _ = timed_child("floor", base, targets)
+            job, cpu, _ = timed_child("job", base, targets, parse_workers=parse_workers)
             ratios.append(job / floor)
             jobs.append(job)
             floors.append(floor)
+            cpus.append(cpu)
+            floor_cpus.append(floor_cpu)
             if before:
-                olds.append(timed_child("job", base, targets, before)[0])
-                old_ratios.append(olds[-1] / floor)
-        _, small_peak = timed_child("job", base, targets // 4)
-        _, peak = timed_child("job", base, targets)
+                old, old_cpu, _ = timed_child("job", base, targets, before)
+                olds.append(old)
+                old_ratios.append(old / floor)
+                old_cpus.append(old_cpu)
+        _, _, small_peak = timed_child("job", base, targets // 4, parse_workers=parse_workers)
+        _, _, peak = timed_child("job", base, targets, parse_workers=parse_workers)
         if before:
-            _, old_small_peak = timed_child("job", base, targets // 4, before)
-            _, old_peak = timed_child("job", base, targets, before)
+            _, _, old_small_peak = timed_child("job", base, targets // 4, before)
+            _, _, old_peak = timed_child("job", base, targets, before)
     finally:
         server.terminate()
         server.wait()
     per_target = (peak - small_peak) * 1024 / (targets - targets // 4)
-    print(f"{targets} targets of one {rows}-row Scholar page, store and WARC, {IN_FLIGHT} in flight "
+    workers = "the default parse_workers" if parse_workers is None else f"parse_workers = {parse_workers}"
+    print(f"{targets} targets of one {rows}-row Scholar page, store and WARC, {IN_FLIGHT} in flight, {workers} "
           f"(each a whole process; {repeat} runs, interleaved; load average {os.getloadavg()[0]:.1f})")
-    print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s")
+    print(f"  floor (bare httpx loop): min {min(floors):.2f} s, median {statistics.median(floors):.2f} s; "
+          f"CPU median {statistics.median(floor_cpus):.2f} s")
     print(f"  job: min {min(jobs):.2f} s, median {statistics.median(jobs):.2f} s = "
-          f"{targets / statistics.median(jobs):.0f} pages/s")
+          f"{targets / statistics.median(jobs):.0f} pages/s; CPU (with its parse workers) median "
+          f"{statistics.median(cpus):.2f} s = {statistics.median(cpus) / statistics.median(floor_cpus):.1f}x "
+          "the floor's")
     print(f"  job / floor: min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x "
           f"(goal <= {GOAL_FLOOR_RATIO:g}x)  {'ok' if statistics.median(ratios) <= GOAL_FLOOR_RATIO else 'MISSED'}")
     print(f"  peak memory: {small_peak:.0f} MB at {targets // 4} targets, {peak:.0f} MB at {targets}: "
@@ -186,7 +213,8 @@ def against_floor(targets: int, rows: int, repeat: int, before: str | None) -> N
         old_per_target = (old_peak - old_small_peak) * 1024 / (targets - targets // 4)
         print(f"  before ({before}): min {min(olds):.2f} s, median {statistics.median(olds):.2f} s = "
               f"{targets / statistics.median(olds):.0f} pages/s; / floor: min {min(old_ratios):.2f}x, median "
-              f"{statistics.median(old_ratios):.2f}x; {old_per_target:+.1f} KB a target")
+              f"{statistics.median(old_ratios):.2f}x; CPU median {statistics.median(old_cpus):.2f} s; "
+              f"{old_per_target:+.1f} KB a target")
 
 
 def hostile(bomb_mb: int) -> None:
@@ -240,6 +268,8 @@ def main() -> None:
     args.add_argument("--rows", type=int, default=100, help="with --targets: rows of each target's page")
     args.add_argument("--repeat", type=int, default=3, help="with --targets: runs of each, interleaved")
     args.add_argument("--before", metavar="PYTHON", help="with --targets: also run the job under this interpreter")
+    args.add_argument("--parse-workers", type=int, help="with --targets: the job's parse_workers (default: "
+                                                        "the job's own default)")
     args.add_argument("--child", choices=("job", "floor"), help=argparse.SUPPRESS)
     args.add_argument("--base", help=argparse.SUPPRESS)
     options = args.parse_args()
@@ -247,9 +277,11 @@ def main() -> None:
         return hostile(options.bomb_mb)
     if options.child:
         users = [f"Bench{i:05d}xAAAAJ" for i in range(options.targets)]
-        return (job_child if options.child == "job" else floor_child)(options.base, users)
+        if options.child == "floor":
+            return floor_child(options.base, users)
+        return job_child(options.base, users, options.parse_workers)
     if options.targets:
-        return against_floor(options.targets, options.rows, options.repeat, options.before)
+        return against_floor(options.targets, options.rows, options.repeat, options.before, options.parse_workers)
     users = [f"Bench{i:03d}xxAAAAJ" for i in range(options.users)]
     server, base = start_server(users, options.pages, options.delay)
     try:

@@ -89,18 +89,27 @@ class ArchiveWriter:
 
     def write_record(self, record: object) -> None:
         """Append one whole record; after a failed write, nothing more (the error is kept for ``target_done``)."""
+        self.write_records([record])
+
+    def write_records(self, records: Sequence[object]) -> None:
+        """Append whole records, each its own gzip member, in one write; after a failed write, nothing more
+        (the error is kept for ``target_done``, and what the write left is cut back to the last whole record)."""
         if self.error is not None:
             return
-        plain = BytesIO()
-        self.writer.out = plain
-        self.writer.write_record(record)
-        member = gzip_member(plain.getvalue()) if self.gzip else plain.getvalue()
+        data = b"".join(map(self._member, records))
         try:
-            _write_all(self.stream, member)
-            self.end += len(member)
+            _write_all(self.stream, data)
+            self.end += len(data)
         except OSError as error:
             self.error = OSError(error.errno, error.strerror or os.strerror(error.errno or errno.EIO), str(self.path))
             self._cut_back()
+
+    def _member(self, record: object) -> bytes:
+        """A record as written: one gzip member in a ``.gz`` archive, else its plain bytes."""
+        plain = BytesIO()
+        self.writer.out = plain
+        self.writer.write_record(record)
+        return gzip_member(plain.getvalue()) if self.gzip else plain.getvalue()
 
     def _cut_back(self) -> None:
         """Remove what a failed write left after the last whole record (a full disk still allows this)."""
@@ -129,7 +138,7 @@ class ArchiveWriter:
             url, "response", payload=BytesIO(body), warc_headers_dict={"WARC-Record-ID": record_id or self.make_id()},
             http_headers=StatusAndHeaders(f"{status} {reason}".strip(), headers, protocol="HTTP/1.1"))
         request.rec_headers.add_header("WARC-Concurrent-To", response.rec_headers.get_header("WARC-Record-ID"))
-        self.write_record(response)
+        self.write_record(response)  # a write each: tests/scrapers/test_warc_repair.py holds the archive to it
         self.write_record(request)
 
     def target_done(self, run: str, key: str, outcome: str, response_ids: list[str],
@@ -137,15 +146,24 @@ class ArchiveWriter:
         """Record which responses make up a finished target (and when its record says it was fetched),
         and make the archive durable up to here (unless ``sync`` is False: the caller syncs once for a
         group of targets, before any of them is committed further)."""
+        self.targets_done(run, [(key, outcome, response_ids, fetched_at)], sync)
+
+    def targets_done(self, run: str, targets: Sequence[tuple[str, str, list[str], str | None]],
+                     sync: bool = True) -> None:
+        """``target_done`` of each ``(key, outcome, response ids, fetched_at)``, their records in one write."""
         if self.error is None:
-            entry = {"run": run, "target": key, "outcome": outcome, "responses": response_ids, "fetched_at": fetched_at}
-            payload = json.dumps(entry).encode()
-            self.write_record(self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=BytesIO(payload),
-                                                             warc_content_type="application/json"))
+            self.write_records([self._target_record(run, *target) for target in targets])
         if self.error is not None:
             raise self.error
         if sync:
             self.sync()
+
+    def _target_record(self, run: str, key: str, outcome: str, response_ids: list[str],
+                       fetched_at: str | None) -> object:
+        entry = {"run": run, "target": key, "outcome": outcome, "responses": response_ids, "fetched_at": fetched_at}
+        payload = BytesIO(json.dumps(entry).encode())
+        return self.writer.create_warc_record(TARGET_PREFIX + key, "metadata", payload=payload,
+                                              warc_content_type="application/json")
 
     def sync(self) -> None:
         """Make what was written durable; a write lost before is raised here."""

@@ -23,8 +23,8 @@ The httpx runner (``runner.py``) and the Scrapy engine (``crawl.py``, and its Re
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -202,16 +202,27 @@ class Engine:
         """The parsed page (read in the charset its ``Content-Type`` header names, when it names one); a block
         page stops its host and raises ``HostBlocked``."""
         url = redact_url(url)  # the record's URL is written to files: no credentials in it
-        try:
+        with self.page_verdict(url):
             result = parse(body, url=url, charset=header_charset(content_type))
+        return self.parsed(result, url)
+
+    @contextmanager
+    def page_verdict(self, url: str) -> Iterator[None]:
+        """Around the parse of the page at ``url``: ``Blocked`` stops its host (``HostBlocked``), and an
+        exception no parser foresaw becomes this target's named error, not the job's end."""
+        try:
+            yield
         except Blocked as error:
             host = sites.host_of(url)
             self.stop_host(host, error.message)
             raise HostBlocked(f"{host}: {error.message}") from None
         except PubharvestError:
             raise
-        except Exception as error:  # a page no parser foresaw: this target's outcome, not the job's end
+        except Exception as error:
             raise named_error(error, f"parsing {url}") from None
+
+    def parsed(self, result: PageResult, url: str) -> PageResult:
+        """A page's record once parsed: counted, told, stamped with the run and the time."""
         self.summary.pages += 1
         self.on_event("page", url=url)
         return stamped(result, self.ledger.run, now_utc())
@@ -235,10 +246,9 @@ class Engine:
         for end, record in kept:
             distrust(record, end.outcome)
         if self.archive is not None and kept:
-            for end, record in kept:
-                self.archive.target_done(self.ledger.run, end.target.key, end.outcome.status, list(end.archived),
-                                         record.source.fetched_at if record.source else None, sync=False)
-            self.archive.sync()
+            self.archive.targets_done(self.ledger.run, [(end.target.key, end.outcome.status, list(end.archived),
+                                                         record.source.fetched_at if record.source else None)
+                                                        for end, record in kept])
         with ExitStack() as group:
             for sink in self.sinks:
                 if hasattr(sink, "group"):

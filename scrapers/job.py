@@ -78,6 +78,7 @@ class JobSpec(_Spec):
     robots: Literal["obey", "ignore"] = "obey"
     details: bool = False  # fetch each publication's own page (Scholar: full authors, citations per year)
     coauthors: bool = False  # fetch the full co-author list (Scholar: beyond the sidebar's 20)
+    parse_workers: int | None = None  # processes parsing pages (0: on the event loop); default parsepool's
     sites: dict[str, SiteSpec] = {}
     targets: list[TargetSpec] = []
     enrich: EnrichSpec | None = None
@@ -134,6 +135,7 @@ class Job:
     contact: str | None = None
     enrich: EnrichSpec | None = None  # ``[enrich]``: off by default (the command line may add it)
     enrich_cache: Path | str | None = None  # the store its answers are kept in (with ``enrich``)
+    parse_workers: int | None = None  # processes parsing pages; None: ``parsepool.default_workers()``
 
     def base_url(self, site: str) -> str:
         return self.base_urls.get(site) or sites.SITES[site].base_url
@@ -220,7 +222,7 @@ def job_from_spec(spec: JobSpec, root: Path = Path("."), default_name: str = "jo
                journal=_path(root, spec.journal) or root / f"{name}.journal",
                complete=sites.Completion(details=spec.details, coauthors=spec.coauthors), contact=spec.contact,
                enrich=enrich, enrich_cache=store_location(root, enrich.cache) if enrich and enrich.cache else
-               store or root / DEFAULT_STORE)
+               store or root / DEFAULT_STORE, parse_workers=spec.parse_workers)
 
 
 def user_agent(spec: JobSpec, name: str) -> str:
@@ -265,6 +267,8 @@ def _check_limits(spec: JobSpec) -> None:
         raise JobError("max_retry_after and max_crawl_delay must not be negative")
     if spec.max_bytes < 1 or spec.block_wait < 0:
         raise JobError("max_bytes must be positive and block_wait must not be negative")
+    if spec.parse_workers is not None and spec.parse_workers < 0:
+        raise JobError("parse_workers must not be negative (0 parses on the event loop)")
 
 
 def _target(spec: TargetSpec, index: int) -> Target:

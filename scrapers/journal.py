@@ -60,6 +60,7 @@ class Ledger:
     finished: dict[str, Status] = field(default_factory=dict)
     _end: int = 0
     _lock: IO[bytes] | None = None
+    _whole_lines: bool = False  # the journal ends with a whole line: this ledger's own last append
 
     @classmethod
     def open(cls, journal: Path | None, output: Path | None, targets: list[str], new_run: bool = False) -> Ledger:
@@ -152,11 +153,13 @@ class Ledger:
             return
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         with open(self.journal, "ab") as stream:
-            if stream.tell() and not _ends_with_newline(self.journal):
-                stream.write(b"\n")  # after a line cut short by a crash
-            stream.write(b"".join(json.dumps(entry).encode() + b"\n" for entry in entries))
+            cut = not self._whole_lines and stream.tell() and not _ends_with_newline(self.journal)
+            self._whole_lines = False
+            stream.write((b"\n" if cut else b"")  # after a line cut short by a crash
+                         + b"".join(json.dumps(entry).encode() + b"\n" for entry in entries))
             stream.flush()
             os.fsync(stream.fileno())
+        self._whole_lines = True
 
 
 def _last_intent(entries: list[dict[str, Any]]) -> dict[str, Any] | None:

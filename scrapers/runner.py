@@ -21,6 +21,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import httpx
 
 from pubharvest.errors import HostBlocked, NotFound, PubharvestError, RedirectRefused
+from pubharvest.parsers import parse
+from pubharvest.parsers.page import header_charset
 from pubharvest.parsers.records import PageResult
 
 from . import sites
@@ -38,6 +40,7 @@ from .engine import (
 from .fetch import Fetcher, Response
 from .job import Job, Target
 from .journal import Ledger
+from .parsepool import POOL_MIN_BYTES, ParsePool, WorkerLost, default_workers, refuse_now, workers_can_parse
 from .safety import AddressGuard, redact_url, redirect_refusal, site_hosts
 
 __all__ = ["Runner", "run_job"]
@@ -60,6 +63,8 @@ class Runner(Engine):
         self.fetcher = Fetcher(job.fetch, client, self.archive, self.on_event, hosts, self.writer, self.blocks, guard)
         self.room = asyncio.Semaphore(IN_FLIGHT_PER_CONNECTION * job.fetch.concurrency)
         self.queued: deque[tuple[TargetEnd, Future[None]]] = deque()  # ends not yet committed, in order
+        workers = default_workers() if job.parse_workers is None else job.parse_workers
+        self.pool = ParsePool(workers) if workers and workers_can_parse() else None
 
     async def run(self) -> Summary:
         """Fetch every unfinished target; on cancellation (Ctrl-C) stop and mark the rest pending."""
@@ -79,6 +84,8 @@ class Runner(Engine):
                 raise
         finally:
             self.writer.shutdown(wait=True)  # commits under way when interrupted still complete
+            if self.pool is not None:
+                await self.pool.close()
             self.leave_pending((t.key for t in todo), "interrupted")
             if self.archive is not None:
                 self.archive.close()
@@ -135,7 +142,7 @@ class Runner(Engine):
         while url is not None:
             try:
                 response = await self.fetch(site, url)
-                pages.append(self.parse(response))
+                pages.append(await self.parse(response))
             except PubharvestError as error:
                 return pages, responses, error
             responses.append(response)
@@ -143,7 +150,7 @@ class Runner(Engine):
         for url in site.completion_urls(pages, self.job.complete, self.job.base_url(target.site)):
             try:
                 response = await self.fetch(site, url)
-                pages.append(self.parse(response))
+                pages.append(await self.parse(response))
             except HostBlocked as error:
                 return pages, responses, error
             except PubharvestError as error:  # robots.txt, a 404, a page that does not parse: that part is missing
@@ -174,10 +181,21 @@ class Runner(Engine):
             url = response.location
         raise NotFound(f"more than {sites.MAX_REDIRECTS} redirects from {redact_url(url)}")
 
-    def parse(self, response: Response) -> PageResult:
+    async def parse(self, response: Response) -> PageResult:
+        """The page's record, parsed in the pool when there is one; its refusal check (a block page stops its
+        host) is made here first, as the response arrives, before any other request can go out."""
         started = time.perf_counter()
         try:
-            return self.parse_page(response.body, response.url, response.content_type)
+            if self.pool is None or len(response.body) < POOL_MIN_BYTES:
+                return self.parse_page(response.body, response.url, response.content_type)
+            url, charset = redact_url(response.url), header_charset(response.content_type)
+            with self.page_verdict(url):
+                refuse_now(response.body, url, charset)
+                try:
+                    result = await self.pool.parse(response.body, url, charset)
+                except WorkerLost:  # parsed here, as without a pool
+                    result = parse(response.body, url=url, charset=charset)
+            return self.parsed(result, url)
         finally:
             self.summary.parse_seconds += time.perf_counter() - started
 
