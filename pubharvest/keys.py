@@ -78,12 +78,13 @@ class Keys:
             self.used.add(given)
             return given
         base = base_key(pub)
-        key, n = base, self.next_suffix.get(base, 0)
-        if n or key in self.used:
+        n = self.next_suffix.get(base, 0)
+        if n or base in self.used:
             while (key := base + _suffix(n)) in self.used:
                 n += 1
-            n += 1
-        self.next_suffix[base] = n
+            self.next_suffix[base] = n + 1
+        else:  # the bare key (most papers): its next suffix is the first, as for a base not seen
+            key = base
         self.used.add(key)
         return key
 
