@@ -381,6 +381,8 @@ def paper_ids(source: SourceRecord) -> dict[str, str]:
     >>> paper_ids(SourceRecord(site="scholar", ids=PublicationIds(doi="10.48550/arXiv.2101.06840")))
     {'arxiv': '2101.06840', 'doi': '10.48550/arxiv.2101.06840'}
     """
+    if not any(msgspec.structs.astuple(source.ids)):  # no id at all (most of Scholar's rows): one pass in C
+        return {}
     found = {kind: normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
     if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
         found = {"arxiv": normalised_id("arxiv", arxiv), **found}
