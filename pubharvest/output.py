@@ -22,8 +22,6 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import msgspec
-
 from pubharvest.parsers.records import PageResult, Publication, to_json
 
 # The exporters and the merge are imported by the writers that use them, so that `pubharvest parse`
@@ -204,16 +202,11 @@ class MergedJsonWriter(_Writer):
     """The merge as one JSON object: ``{"profiles": [...], "papers": [...]}``, the same bytes as
     ``to_json(merged)`` but written a record at a time, so that the output is never held whole."""
 
-    RECORDS_AT_ONCE = 256  # records encoded as one array: few calls, and a peak that does not grow with the merge
-
     def write(self, merged: MergeResult) -> None:
         for n, field in enumerate(type(merged).__struct_fields__):
             self.stream.write(("{" if n == 0 else "],") + f'"{field}":[')
-            records = getattr(merged, field)
-            for at in range(0, len(records), self.RECORDS_AT_ONCE):
-                # an array's items are the records' own encodings, joined by commas
-                items = msgspec.json.encode(records[at:at + self.RECORDS_AT_ONCE])[1:-1]
-                self.stream.write(("," if at else "") + items.decode())
+            for at, record in enumerate(getattr(merged, field)):
+                self.stream.write(("," if at else "") + to_json(record).decode())
         self.stream.write("]}\n")
 
 
