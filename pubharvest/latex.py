@@ -45,7 +45,7 @@ _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 # Any character ``escape`` changes or breaks a ligature at: text without one is written as it is.
 # One negated class of the printable ASCII that is written as it is: a class alone is scanned by the
 # regex engine's fast loop, where an alternation is tried at every character (3-4x slower).
-NEEDS_ESCAPE = re.compile("[^" + re.escape("".join(
+_NEEDS_ESCAPE = re.compile("[^" + re.escape("".join(
     char for char in map(chr, range(0x20, 0x7f)) if char not in _SPECIAL and char not in "`'<>-")) + "]")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
 _LIGATURE_PAIR = re.compile(r"--|``|''|<<|>>|[!?]`")  # where _LIGATURE matches: one plain scan, most text has none
@@ -66,7 +66,7 @@ _ENCODER = UnicodeToLatexEncoder(non_ascii_only=True, unknown_char_policy="keep"
 
 def escape(text: str) -> str:
     """``text`` as LaTeX that prints as written (see the module's rules)."""
-    if not NEEDS_ESCAPE.search(text):
+    if not _NEEDS_ESCAPE.search(text):
         return text
     ascii_escaped = _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
     if _LIGATURE_PAIR.search(ascii_escaped):
