@@ -28,16 +28,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from .citable import (
     PREPRINT,
+    Bibliographic,
     Citable,
+    VenueParts,
     citable_parts,
-    container_title,
+    container_of,
     csl_type,
-    document_number,
     issued_parts,
+    number_of,
     shown_title,
+    venue_parts,
 )
 from .keys import Keys
 from .latex import escape
@@ -66,6 +70,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "phdthesis": ("author", "title", "school", "year"),
     "techreport": ("author", "title", "institution", "year"),
 }
+_REQUIRED_SETS = {entry: frozenset(names) for entry, names in REQUIRED.items()}
 # BibTeX's month macros (every style defines them; biber reads them too), written unbraced
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MACRO_FIELDS = frozenset({"month"})
@@ -80,8 +85,10 @@ _NAME_SEPARATOR = re.compile(r"(?i)(?<!\S)and(?!\S)|,")
 # A page range's hyphens: written as TeX's en dash
 _RANGE_DASH = re.compile(r"-+")
 # A word with a capital after its first character ("ZeRO", "GPU", "176B-Parameter"), without the
-# punctuation that ends it: styles must keep its case.
-_CASED_WORD = re.compile(r"(?<!\S)\S+?[A-Z]\S*?(?=[:;,.!?]*(?:\s|$))")
+# punctuation that ends it: styles must keep its case. Written without lazy repeats (the first
+# capital, then up to the word's last character that is not closing punctuation), and captured, so
+# that ``split`` hands the words out: a template ``sub`` expands each match in Python.
+_CASED_WORD = re.compile(r"((?<!\S)\S[^\sA-Z]*[A-Z](?:[:;,.!?]*[^\s:;,.!?])*)")
 _INNER_CAPITAL = re.compile(r"\S[A-Z]")  # what a cased word holds: text without it has none
 
 
@@ -125,10 +132,14 @@ def protect_case(text: str) -> str:
     >>> protect_case("ZeRO-Offload: Democratizing Billion-Scale Model Training")
     '{ZeRO-Offload}: Democratizing {Billion-Scale} Model Training'
     """
-    escaped = field_text("title", text)
-    if not _INNER_CAPITAL.search(escaped):  # what every cased word has; one plain scan where most titles have none
+    escaped = escape(text)  # field_text of a title
+    # no capital after the first character (str.islower, in C), else none after a character (a
+    # scan): what every cased word has, and most titles lack
+    if escaped[1:].islower() or not _INNER_CAPITAL.search(escaped):
         return escaped
-    return _CASED_WORD.sub(r"{\g<0>}", escaped)  # a template: no Python call per word
+    parts = _CASED_WORD.split(escaped)  # text, cased word, text, ...
+    parts[1::2] = ["{" + word + "}" for word in parts[1::2]]
+    return "".join(parts)
 
 
 def page_range(pages: str) -> str:
@@ -188,46 +199,100 @@ def bibtex_fields(pub: Citable) -> list[tuple[str, str]]:
 
 def bibtex_record(pub: Citable) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and its fields: the CSL type's, or a @misc when a field plain requires is empty."""
-    entry, venue_field = ENTRY_TYPES.get(csl_type(pub), UNKNOWN)
-    fields = _fields(pub, entry, venue_field)
-    names = {name for name, _ in fields}
-    if all(name in names for name in REQUIRED.get(entry, ())):
+    kind = csl_type(pub)
+    entry, venue_field = ENTRY_TYPES.get(kind, UNKNOWN)
+    venue = _venue_texts(pub, kind)
+    fields = _fields(pub, kind, venue, entry, venue_field)
+    required = _REQUIRED_SETS.get(entry)
+    if not required or dict(fields).keys() >= required:
         return entry, fields
-    fields = _fields(pub, "misc", "howpublished")
+    fields = _fields(pub, kind, venue, "misc", "howpublished")
     # a report's venue is its number, a thesis' its school
     if all(name != "howpublished" for name, _ in fields) and pub.venue:
         fields.insert(2, ("howpublished", field_text("howpublished", pub.venue)))
     return "misc", fields
 
 
-def _fields(pub: Citable, entry: str, venue_field: str | None) -> list[tuple[str, str]]:
-    kind = csl_type(pub)
-    parts = citable_parts(pub)
-    date = issued_parts(pub) or []
-    number = document_number(pub)
-    fields = [
-        ("author", bibtex_authors(pub)),
-        ("title", protect_case(title) if (title := shown_title(pub)) else None),
-        (venue_field, shown_venue(pub) if venue_field else None),
-        ("institution" if kind == "report" else "school" if kind == "thesis" else "publisher",
-         _text("publisher", pub.publisher)),
-        ("volume", _text("volume", parts.volume)),
-        # an issue is plain's ``number`` only in an article: elsewhere ``number`` is a series
-        # number, and plain warns at a volume with one
-        ("number", _text("number", number or (parts.issue if entry == "article" else None))),
-        ("issue", _text("issue", parts.issue) if entry != "article" and not number else None),
-        ("pages", page_range(parts.pages) if parts.pages else None),
-        ("year", str(date[0]) if date else None),
-        ("month", MONTHS[date[1] - 1] if len(date) > 1 and 1 <= date[1] <= 12 else None),
-        ("doi", _text("doi", pub.ids.doi)),
-        ("isbn", _text("isbn", pub.ids.isbn)),
-        ("eprint", _text("eprint", pub.ids.arxiv)),
-        ("archivePrefix", "arXiv" if pub.ids.arxiv else None),
-        ("url", _text("url", pub.url)),
-        # what plain sorts an entry without authors by (else it warns "to sort, need author or key")
-        ("key", None if pub.authors else _text("key", pub.title or pub.venue)),
-    ]
-    return [(name, value) for name, value in fields if name and value]
+class _VenueTexts(NamedTuple):
+    """A venue's parts as field values (escaped, pages with en dashes), and the venue as shown."""
+
+    shown: str | None
+    volume: str | None
+    issue: str | None
+    pages: str | None
+
+
+def _venue_texts(pub: Citable, kind: str | None) -> _VenueTexts:
+    if pub.container:  # stated apart by the page: the paper's own
+        return _texts_of_venue(kind, pub.venue, citable_parts(pub))
+    return _venue_string_texts(kind, pub.venue)
+
+
+# Venues repeat across papers: their fields are worked out once per distinct CSL type and venue
+@functools.lru_cache(maxsize=1 << 16)
+def _venue_string_texts(kind: str | None, venue: str | None) -> _VenueTexts:
+    return _texts_of_venue(kind, venue, venue_parts(venue))
+
+
+def _texts_of_venue(kind: str | None, venue: str | None, parts: VenueParts) -> _VenueTexts:
+    shown = container_of(kind, venue, parts) or (venue if kind == PREPRINT else None)
+    return _VenueTexts(_text("howpublished", shown), _text("volume", parts.volume), _text("issue", parts.issue),
+                       page_range(parts.pages) if parts.pages else None)
+
+
+def _fields(pub: Citable, kind: str | None, venue: _VenueTexts, entry: str,
+            venue_field: str | None) -> list[tuple[str, str]]:
+    ids = pub.ids
+    number = number_of(pub, kind)
+    fields: list[tuple[str, str]] = []
+    add = fields.append
+    if authors := bibtex_authors(pub):
+        add(("author", authors))
+    if (title := shown_title(pub)) and (protected := protect_case(title)):
+        add(("title", protected))
+    if venue_field and (shown := _shown_venue(pub, kind, venue)):
+        add((venue_field, shown))
+    if pub.publisher and (publisher := field_text("publisher", pub.publisher)):
+        add(("institution" if kind == "report" else "school" if kind == "thesis" else "publisher", publisher))
+    if venue.volume:
+        add(("volume", venue.volume))
+    # an issue is plain's ``number`` only in an article: elsewhere ``number`` is a series
+    # number, and plain warns at a volume with one
+    if number:
+        if number_text := field_text("number", number):
+            add(("number", number_text))
+    elif venue.issue:
+        add(("number" if entry == "article" else "issue", venue.issue))
+    if venue.pages:
+        add(("pages", venue.pages))
+    if pub.year or pub.date:
+        year, month = _year_month(pub.year, pub.date)
+        if year:
+            add(("year", year))
+        if month:
+            add(("month", month))
+    if ids.doi and (doi := field_text("doi", ids.doi)):
+        add(("doi", doi))
+    if ids.isbn and (isbn := field_text("isbn", ids.isbn)):
+        add(("isbn", isbn))
+    if ids.arxiv:
+        if eprint := field_text("eprint", ids.arxiv):
+            add(("eprint", eprint))
+        add(("archivePrefix", "arXiv"))
+    if pub.url and (url := field_text("url", pub.url)):
+        add(("url", url))
+    # what plain sorts an entry without authors by (else it warns "to sort, need author or key")
+    if not pub.authors and (sort_key := _text("key", pub.title or pub.venue)):
+        add(("key", sort_key))
+    return fields
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a few hundred distinct years and dates
+def _year_month(year: int | None, date: str | None) -> tuple[str | None, str | None]:
+    """The ``year`` and ``month`` values of a record's year and ISO date."""
+    parts = issued_parts(Bibliographic(year=year, date=date)) or []
+    return (str(parts[0]) if parts else None,
+            MONTHS[parts[1] - 1] if len(parts) > 1 and 1 <= parts[1] <= 12 else None)
 
 
 def _text(field: str, value: str | None) -> str | None:
@@ -246,22 +311,30 @@ def shown_venue(pub: Citable) -> str | None:
     'Patent US 10438946'
     """
     kind = csl_type(pub)
+    return _shown_venue(pub, kind, _venue_texts(pub, kind))
+
+
+def _shown_venue(pub: Citable, kind: str | None, venue: _VenueTexts) -> str | None:
     if kind == PREPRINT and pub.ids.arxiv:
-        text: str | None = f"arXiv preprint arXiv:{pub.ids.arxiv}"
-    elif kind == "patent":
+        return field_text("howpublished", f"arXiv preprint arXiv:{pub.ids.arxiv}")
+    if kind == "patent":
         text = pub.venue or (f"Patent {pub.ids.patent_number}" if pub.ids.patent_number else None)
-    else:
-        text = container_title(pub) or (pub.venue if kind == PREPRINT else None)
-    return _text("howpublished", text)
+        return _text("howpublished", text)
+    return venue.shown
+
+
+# Each field's line, around its value: braced, or as it is for a macro (``month = may``)
+_OPENING = {name: f"  {name} = " if name in MACRO_FIELDS else f"  {name} = {{" for name in (
+    "author", "title", "journal", "booktitle", "howpublished", "institution", "school", "publisher", "volume",
+    "number", "issue", "pages", "year", "month", "doi", "isbn", "eprint", "archivePrefix", "url", "key")}
+_CLOSING = {name: ",\n" if name in MACRO_FIELDS else "},\n" for name in _OPENING}
 
 
 def bibtex_entry(pub: Citable, key: str) -> str:
     """One ``@type{key, ...}`` entry, a field a line."""
     entry, fields = bibtex_record(pub)
-    lines = [f"@{entry}{{{key},"]
-    lines += [f"  {name} = {value}," if name in MACRO_FIELDS else f"  {name} = {{{value}}},"
-              for name, value in fields]
-    return "\n".join(lines) + "\n}"
+    opening, closing = _OPENING, _CLOSING
+    return f"@{entry}{{{key},\n" + "".join([opening[name] + value + closing[name] for name, value in fields]) + "}"
 
 
 def bibtex(pubs: Iterable[Citable]) -> str:

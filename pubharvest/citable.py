@@ -28,6 +28,7 @@ _CONFERENCE = re.compile(
     r"|sc\d\d|sc'\d\d|sc \d{4})(?!\w)", re.I)
 _JOURNAL = re.compile(r"\b(journal|transactions|letters|review|magazine|news|annals|bulletin)\b", re.I)
 _REPORT = re.compile(r"\b(technical report|tech\. rep|MSR-TR-)", re.I)
+_ISO_DATE = re.compile(r"\d{4}(-\d\d){0,2}")
 
 
 class Bibliographic(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -149,10 +150,14 @@ def is_preprint_venue(venue: str | None) -> bool:
 
 def container_title(pub: Citable) -> str | None:
     """The venue as a container title: none for reports and preprints, whose venue is a number."""
-    kind = csl_type(pub)
-    if kind in ("report", "patent") or (kind == PREPRINT and is_preprint_venue(pub.venue)):
+    return container_of(csl_type(pub), pub.venue, citable_parts(pub))
+
+
+def container_of(kind: str | None, venue: str | None, parts: VenueParts) -> str | None:
+    """``container_title`` of a paper of CSL type ``kind`` whose venue is ``venue`` in ``parts``."""
+    if kind in ("report", "patent") or (kind == PREPRINT and is_preprint_venue(venue)):
         return None
-    return citable_parts(pub).container
+    return parts.container
 
 
 def shown_container(pub: Citable) -> str | None:
@@ -170,7 +175,11 @@ def shown_container(pub: Citable) -> str | None:
 
 def document_number(pub: Citable) -> str | None:
     """A report's or a patent's number, for the types that have one."""
-    kind = csl_type(pub)
+    return number_of(pub, csl_type(pub))
+
+
+def number_of(pub: Citable, kind: str | None) -> str | None:
+    """``document_number`` of a paper whose CSL type is ``kind``."""
     if kind == "report":
         return pub.ids.report_number
     if kind == "patent":
@@ -185,6 +194,6 @@ def issued_parts(pub: Citable) -> list[int] | None:
     >>> issued_parts(Publication(year=2024, date="2024-05")), issued_parts(Publication(year=2020))
     ([2024, 5], [2020])
     """
-    if pub.date and re.fullmatch(r"\d{4}(-\d\d){0,2}", pub.date):
+    if pub.date and _ISO_DATE.fullmatch(pub.date):
         return [int(part) for part in pub.date.split("-")]
     return [pub.year] if pub.year else None

@@ -36,11 +36,9 @@ STOP_WORDS = frozenset({
 
 def base_key(pub: Citable) -> str:
     """The key before any collision suffix: ``ren2021zero``."""
-    return f"{_author_part(pub)}{pub.year or ''}{_title_part(pub.title)}"
-
-
-def _author_part(pub: Citable) -> str:
-    return _name_part(pub.authors[0]) if pub.authors else "anon"
+    authors, title = pub.authors, pub.title
+    word = _FIRST_WORD.search(ascii_letters(title)) if title else None
+    return f"{_name_part(authors[0]) if authors else 'anon'}{pub.year or ''}{word[0] if word else ''}"
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -50,13 +48,10 @@ def _name_part(name: str) -> str:
     return _ascii_word(parts.literal or parts.family or "") or "anon"
 
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _title_part(title: str | None) -> str:
-    # the words are read only as far as the first that is no stop word (most often the first or second)
-    words = (match[0] for match in _WORD.finditer(ascii_letters(title or "")))
-    return next((word for word in words if word not in STOP_WORDS and not word.isdigit()), "")
+# The title's first word (a whole run of letters and digits) that is neither a stop word nor a bare
+# number: one search in C, where a loop over the words cost a Python step per word
+_FIRST_WORD = re.compile(
+    r"(?<![a-z0-9])(?!(?:" + "|".join(sorted(STOP_WORDS)) + r"|[0-9]+)(?![a-z0-9]))[a-z0-9]+")
 
 
 def _ascii_word(text: str) -> str:
@@ -79,18 +74,26 @@ class Keys:
 
     def key(self, pub: Citable) -> str:
         """A key not handed out before; a merged ``Paper`` keeps the key it carries."""
-        if isinstance(given := getattr(pub, "key", None), str) and given:
+        if _carries_key(pub.__class__) and isinstance(given := getattr(pub, "key", None), str) and given:
             self.used.add(given)
             return given
         base = base_key(pub)
-        key, n = base, self.next_suffix.get(base, 0)
-        if n or key in self.used:
+        n = self.next_suffix.get(base, 0)
+        if n or base in self.used:
             while (key := base + _suffix(n)) in self.used:
                 n += 1
-            n += 1
-        self.next_suffix[base] = n
+            self.next_suffix[base] = n + 1
+        else:  # the bare key (most papers): its next suffix is the first, as for a base not seen
+            key = base
         self.used.add(key)
         return key
+
+
+@functools.cache
+def _carries_key(kind: type) -> bool:
+    """Whether records of this type have a ``key`` (a merged ``Paper``): asked once per type, since
+    asking a record without one raises and catches an AttributeError."""
+    return hasattr(kind, "key")
 
 
 def _suffix(n: int) -> str:

@@ -43,8 +43,12 @@ _SPECIAL = {
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 # TeX ligatures a title can hold by accident: `` '' -- --- << >> !` ?` (quotes, dashes, guillemets)
 # Any character ``escape`` changes or breaks a ligature at: text without one is written as it is.
-_NEEDS_ESCAPE = re.compile("[" + re.escape("".join(_SPECIAL) + "`'<>-") + r"]|[^\x20-\x7e]")
+# One negated class of the printable ASCII that is written as it is: a class alone is scanned by the
+# regex engine's fast loop, where an alternation is tried at every character (3-4x slower).
+_NEEDS_ESCAPE = re.compile("[^" + re.escape("".join(
+    char for char in map(chr, range(0x20, 0x7f)) if char not in _SPECIAL and char not in "`'<>-")) + "]")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=<)(?=<)|(?<=>)(?=>)|(?<=[!?])(?=`)")
+_LIGATURE_PAIR = re.compile(r"--|``|''|<<|>>|[!?]`")  # where _LIGATURE matches: one plain scan, most text has none
 # What is not printable ASCII: a letter with the combining marks that follow it, or one character
 _NOT_ASCII = re.compile(r"[A-Za-z][\u0300-\u036f]+|[^\x20-\x7e]")
 # LaTeX's text accent commands (those T1 typesets), by the combining mark each one puts on its letter
@@ -64,7 +68,9 @@ def escape(text: str) -> str:
     """``text`` as LaTeX that prints as written (see the module's rules)."""
     if not _NEEDS_ESCAPE.search(text):
         return text
-    ascii_escaped = _LIGATURE.sub("{}", _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text))
+    ascii_escaped = _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
+    if _LIGATURE_PAIR.search(ascii_escaped):
+        ascii_escaped = _LIGATURE.sub("{}", ascii_escaped)
     if ascii_escaped.isascii() and ascii_escaped.isprintable():
         return ascii_escaped
     return _NOT_ASCII.sub(lambda m: latex_form(m.group()), unicodedata.normalize("NFC", ascii_escaped))

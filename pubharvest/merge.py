@@ -286,8 +286,9 @@ def merge_papers(pages: Sequence[tuple[str | None, PageResult]]) -> list[Paper]:
     listings: list[int] = []
     for index, (name, result) in enumerate(pages):
         listing = listing_numbers.setdefault(listing_of(index, result), len(listing_numbers))
+        page = page_source(name, result)
         for pub in result.publications:
-            sources.append(source_record(name, result, pub))
+            sources.append(with_publication(page, pub))
             listings.append(listing)
     ids = [paper_ids(s) for s in sources]
     groups = _Groups(sources, listings, ids, UNIQUE_ID_KINDS)
@@ -326,10 +327,20 @@ def _profile_named_by_rows(result: PageResult) -> str | None:
 
 def source_record(name: str | None, result: PageResult, pub: Publication) -> SourceRecord:
     """What ``pub`` on page ``result`` says, with where it came from."""
-    names, taken = _publication_fields()
+    return with_publication(page_source(name, result), pub)
+
+
+def page_source(name: str | None, result: PageResult) -> SourceRecord:
+    """Where the sources of page ``result`` came from, as a source of no publication: what they share."""
     run, fetched_at = _when(result)
-    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at,
-                        **dict(zip(names, taken(msgspec.structs.astuple(pub)), strict=True)))
+    return SourceRecord(site=result.site, input=name, page_url=result.url, run=run, fetched_at=fetched_at)
+
+
+def with_publication(page: SourceRecord, pub: Publication) -> SourceRecord:
+    """``page`` (a ``page_source``) with what ``pub`` says: a copy of it, every field ``pub`` has replaced
+    (the fields left, where it came from, are strings: no list is shared between sources)."""
+    names, taken = _publication_fields()
+    return msgspec.structs.replace(page, **dict(zip(names, taken(msgspec.structs.astuple(pub)), strict=True)))
 
 
 @functools.cache
@@ -370,6 +381,8 @@ def paper_ids(source: SourceRecord) -> dict[str, str]:
     >>> paper_ids(SourceRecord(site="scholar", ids=PublicationIds(doi="10.48550/arXiv.2101.06840")))
     {'arxiv': '2101.06840', 'doi': '10.48550/arxiv.2101.06840'}
     """
+    if not any(msgspec.structs.astuple(source.ids)):  # no id at all (most of Scholar's rows): one pass in C
+        return {}
     found = {kind: normalised_id(kind, value) for kind, value in id_values(source.ids, paper_id_kinds()).items()}
     if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
         found = {"arxiv": normalised_id("arxiv", arxiv), **found}
@@ -467,7 +480,11 @@ def _join_equal_titles(groups: _Groups, keys: Sequence[str]) -> None:
     for i, key in enumerate(keys):
         if not key:
             continue
-        earlier, roots, kept = seen.get(key, []), set(), []
+        earlier = seen.get(key)
+        if earlier is None:  # the first source of its title (most are): nothing to join
+            seen[key] = [i]
+            continue
+        roots, kept = set(), []
         for at, j in enumerate(earlier):
             root = groups.find(j)
             if root in roots:
@@ -543,16 +560,16 @@ def _best_title(sources: list[SourceRecord]) -> SourceRecord:
     return _best(sources, rank)
 
 
-_NO_CAPITALS = str.maketrans("", "", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_CAPITALS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _capitals(text: str) -> int:
-    """How many capital letters ``text`` holds (for ASCII text, by one deleting pass in C).
+    """How many capital letters ``text`` holds (for ASCII text, by deleting them from its bytes: one pass in C).
 
     >>> _capitals("ZeRO-Offload"), _capitals("Ærø Ölfus")
     (4, 2)
     """
-    return len(text) - len(text.translate(_NO_CAPITALS)) if text.isascii() else sum(map(str.isupper, text))
+    return len(text) - len(text.encode().translate(None, _CAPITALS)) if text.isascii() else sum(map(str.isupper, text))
 
 
 _Source = TypeVar("_Source", SourceRecord, ProfileSource)
@@ -592,10 +609,13 @@ def _merged_type(primary: SourceRecord, sources: list[SourceRecord]) -> str | No
     record's venue is a preprint server or absent."""
     if kind := csl_type(primary):
         return kind
-    kinds = Counter(k for s in sources if (k := csl_type(s)))
+    kinds: dict[str, int] = {}  # a plain count (a Counter costs more than the few sources of a paper)
+    for source in sources:
+        if kind := csl_type(source):
+            kinds[kind] = kinds.get(kind, 0) + 1
     if primary.venue and not is_preprint_venue(primary.venue):
         kinds.pop(PREPRINT, None)
-    return kinds.most_common(1)[0][0] if kinds else None
+    return max(kinds, key=kinds.__getitem__) if kinds else None  # of equal counts the first, as most_common
 
 
 def merged_ids(all_ids: Iterable[_Ids], ids_type: type[_Ids]) -> _Ids:

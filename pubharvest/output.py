@@ -155,15 +155,13 @@ class CslJsonWriter(_CitationWriter, _JsonArray):
     """A JSON array of CSL-JSON items."""
 
     def __init__(self, stream: IO[str]) -> None:
-        import json
-
-        from .csl import csl_item
+        from .csl import csl_item_json
 
         super().__init__(stream)
-        self.item, self.encode = csl_item, json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' output
+        self.item_json = csl_item_json
 
     def write_item(self, pub: Citable, key: str, page: PageResult | None) -> None:
-        self.append(self.encode(self.item(pub, key)))
+        self.append(self.item_json(pub, key))
 
 
 class RisWriter(_CitationWriter):
