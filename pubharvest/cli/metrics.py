@@ -4,10 +4,14 @@ merged out, with what each was computed from, the stated figures checked and the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import cast
+
+from pubharvest.parsers.records import PageResult
 
 from ..errors import ExitCode
-from ..metrics import ALIGNMENTS, BY, at_year, metrics
+from ..metrics import ALIGNMENTS, BY, Known, at_year, metrics
 from ..output import _Writer, open_output
 from ..parsers.text import paused_gc
 from ..tables import METRIC_TABLES, csv_writer
@@ -61,11 +65,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _figures(args: argparse.Namespace) -> int:
     tally = Tally(args.strict, named=args.paths)
-    pages = read_pages(args, tally)
+    pages, known = _pages(args, tally)
     tally.require_some()
     if not pages:  # every input failed: nothing to write over what -o holds
         return tally.exit_code()
-    result = metrics(pages, by=args.by, at=args.at)
+    result = metrics(pages, by=args.by, at=args.at, known=known)
     if args.format == "parquet":
         from ..dataframes import frame, write_parquet
 
@@ -78,6 +82,21 @@ def _figures(args: argparse.Namespace) -> int:
             out.align = args.align
         out.write(result)
     return tally.exit_code()
+
+
+def _pages(args: argparse.Namespace, tally: Tally) -> tuple[list[tuple[str, PageResult]], Known | None]:
+    """The pages of the inputs, their warnings told; one large file of records read in worker processes
+    (``metrics.parallel``), with the figures they worked out."""
+    if len(args.paths) == 1 and args.paths[0] != "-" and os.path.isfile(args.paths[0]):
+        from ..metrics import parallel
+
+        read = parallel.read(args.paths[0], args.paths[0], args.by, args.at, args.max_bytes)
+        if read is not None:
+            pages, known = read
+            for name, result in pages:
+                tally.warned(name, result)
+            return cast(list[tuple[str, PageResult]], pages), known
+    return read_pages(args, tally), None
 
 
 class JsonWriter(_Writer):
