@@ -99,7 +99,7 @@ def metrics(pages: Pages, by: By = "source", at: str | None = None, known: Known
     if at:
         pages = [(name, result) for name, result in pages if not _fetched_after(result, at)]
     if by == "page":
-        return MetricsResult(by=by, at=at, people=[known.alone(result, None) or _page_person(name, result, year, at)
+        return MetricsResult(by=by, at=at, people=[known.alone(result) or _page_person(name, result, year, at)
                                                    for name, result in pages])
     pages = latest_records(pages)
     return MetricsResult(by=by, at=at, people=[_person_of(pages, indexes, person, by, year, at, known)
@@ -112,26 +112,25 @@ class Known:
     figures as a person of its own and send the page without its rows; ``alone`` gives those figures
     back when the page is indeed a person of its own, ``whole`` the rows when something reads them."""
 
-    def alone(self, result: PageResult, who: Who | None) -> PersonMetrics | None:
-        """The figures of ``result`` as a person of its own (``by`` as asked), when they were worked out
-        for that person (``who``: their name and ids; None for ``--by page``)."""
+    def alone(self, result: PageResult) -> PersonMetrics | None:
+        """The figures of ``result`` as a person of its own (``by`` and ``at`` as asked), when they were
+        worked out (a person of one page is who that page alone names: ``merge.people`` of it)."""
         return None
 
     def whole(self, pages: list[tuple[str | None, PageResult]], indexes: Iterable[int]) -> None:
         """Make ``pages[i]`` for each of ``indexes`` hold its rows (in place)."""
 
 
-def person_alone(name: str | None, result: PageResult, by: By, at: str | None) -> tuple[Who | None, PersonMetrics] | None:
+def person_alone(name: str | None, result: PageResult, by: By, at: str | None) -> PersonMetrics | None:
     """The figures of ``result`` (read from input ``name``) as ``metrics`` gives them for it as a person of its
-    own (``by``, ``at`` as asked), with who that person is (None for ``--by page``); None for a page ``at``
-    leaves out."""
+    own (``by``, ``at`` as asked); None for a page ``at`` leaves out."""
     if at and _fetched_after(result, at):
         return None
     year = at_year(at) if at else None
     if by == "page":
-        return None, _page_person(name, result, year, at)
+        return _page_person(name, result, year, at)
     ((who, _),) = _people([(name, result)])
-    return who, _person([(name, result)], [0], who, by, year, at)
+    return _person([(name, result)], [0], who, by, year, at)
 
 
 def rows_tell_whose(result: PageResult) -> bool:
@@ -148,7 +147,7 @@ def _person_of(pages: list[tuple[str | None, PageResult]], indexes: list[int], w
                at: str | None, known: Known) -> PersonMetrics:
     """A person's figures: those ``known`` worked out, for a person of one page, else computed from the
     pages, whole."""
-    if len(indexes) == 1 and (found := known.alone(pages[indexes[0]][1], who)):
+    if len(indexes) == 1 and (found := known.alone(pages[indexes[0]][1])):
         return found
     known.whole(pages, indexes)
     return _person(pages, indexes, who, by, year, at)

@@ -28,7 +28,7 @@ from pubharvest.parsers.records import PageResult
 from pubharvest.parsers.text import paused_gc
 
 from ..recordfiles import line_record
-from .measure import By, Known, Who, person_alone, rows_tell_whose
+from .measure import By, Known, person_alone, rows_tell_whose
 from .model import PersonMetrics
 
 __all__ = ["read", "PARALLEL_BYTES", "PART_BYTES"]
@@ -50,13 +50,6 @@ class _Task(NamedTuple):
     at: str | None
 
 
-class _Alone(msgspec.Struct, array_like=True):
-    """A page's figures as a person of its own, and who that person is (None for ``--by page``)."""
-
-    who: tuple[str | None, dict[str, str]] | None
-    person: PersonMetrics
-
-
 class _Part(msgspec.Struct, array_like=True):
     """What a worker sends back for its part of the file, a line each: the page (without its rows where
     ``rowless``), where the line is (its offset and length), and its figures as a person of its own."""
@@ -64,7 +57,7 @@ class _Part(msgspec.Struct, array_like=True):
     pages: list[PageResult]
     rowless: list[bool]
     spans: list[tuple[int, int]]
-    alone: list[_Alone | None]
+    alone: list[PersonMetrics | None]
 
 
 def read(path: str, name: str, by: By, at: str | None, max_bytes: int) -> tuple[Pages, Known] | None:
@@ -139,7 +132,7 @@ def _read_part(task: _Task) -> bytes:
             part.pages.append(result)
             part.rowless.append(rowless)
             part.spans.append((offset, len(line)))
-            part.alone.append(None if found is None else _Alone(who=found[0], person=found[1]))
+            part.alone.append(found)
         return msgspec.msgpack.encode(part)
 
 
@@ -161,18 +154,18 @@ class _Read(Known):
     def __init__(self, path: str) -> None:
         self.path = path
         # by ``id`` of the page result, beside it: a page made whole is another object
-        self.figures: dict[int, tuple[PageResult, _Alone]] = {}
+        self.figures: dict[int, tuple[PageResult, PersonMetrics]] = {}
         self.spans: dict[int, tuple[int, int]] = {}  # of the pages sent without their rows
 
-    def add(self, result: PageResult, rowless: bool, span: tuple[int, int], alone: _Alone | None) -> None:
+    def add(self, result: PageResult, rowless: bool, span: tuple[int, int], alone: PersonMetrics | None) -> None:
         if alone is not None:
             self.figures[id(result)] = (result, alone)
         if rowless:
             self.spans[id(result)] = span
 
-    def alone(self, result: PageResult, who: Who | None) -> PersonMetrics | None:
+    def alone(self, result: PageResult) -> PersonMetrics | None:
         page, found = self.figures.get(id(result), (None, None))
-        return found.person if page is result and found is not None and found.who == who else None
+        return found if page is result else None
 
     def whole(self, pages: list[tuple[str | None, PageResult]], indexes: Iterable[int]) -> None:
         wanted = [i for i in indexes if id(pages[i][1]) in self.spans]
