@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import mmap
 import multiprocessing
 import os
 from collections.abc import Iterable, Iterator
@@ -115,36 +116,36 @@ def _in_workers(tasks: list[_Task]) -> Iterator[bytes | None]:
 
 def _read_part(task: _Task) -> bytes:
     """The worker's reading of its part: a ``_Part``, encoded; empty at the first line that is not its
-    record's own encoding."""
-    with open(task.path, "rb") as file:
-        file.seek(task.start)
-        data = file.read(task.end - task.start)
+    record's own encoding. The part is mapped, not read: its lines are decoded where the page cache holds
+    them (reading and splitting 16 MiB cost ten times as much, most of it in page faults)."""
+    skip = task.start % mmap.ALLOCATIONGRANULARITY  # a mapping starts at a multiple of it
+    with open(task.path, "rb") as file, mmap.mmap(file.fileno(), task.end - task.start + skip,
+                                                  offset=task.start - skip, access=mmap.ACCESS_READ) as data:
+        with memoryview(data) as view, paused_gc():
+            return _part(data, view, skip, task)
+
+
+def _part(data: mmap.mmap, view: memoryview, at: int, task: _Task) -> bytes:
+    """``_read_part`` of the lines of ``data`` from ``at`` on (``view``: a view of it)."""
     part = _Part(pages=[], rowless=[], spans=[], alone=[])
-    with paused_gc():
-        for offset, line in _lines(data, task.start):
+    offset = task.start - at  # of ``data`` in the file
+    while at < len(data):
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        with view[at:end] as line:
             result = line_record(line)
-            if result is None:
-                return b""
-            found = person_alone(task.name, result, task.by, task.at)
-            rowless = not rows_tell_whose(result)
-            if rowless:
-                result.publications = []
-            part.pages.append(result)
-            part.rowless.append(rowless)
-            part.spans.append((offset, len(line)))
-            part.alone.append(found)
-        return msgspec.msgpack.encode(part)
-
-
-def _lines(data: bytes, offset: int) -> Iterator[tuple[int, bytes]]:
-    """Each line of ``data`` (which begins at ``offset`` in the file) with its offset; the empty text after a
-    last line's end is no line."""
-    lines = data.split(b"\n")
-    if not lines[-1]:
-        lines.pop()
-    for line in lines:
-        yield offset, line
-        offset += len(line) + 1
+        if result is None:
+            return b""
+        found = person_alone(task.name, result, task.by, task.at)
+        rowless = not rows_tell_whose(result)
+        if rowless:
+            result.publications = []
+        part.pages.append(result)
+        part.rowless.append(rowless)
+        part.spans.append((offset + at, end - at))
+        part.alone.append(found)
+        at = end + 1
+    return msgspec.msgpack.encode(part)
 
 
 class _Read(Known):
