@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import cast
 
 from pubharvest.parsers.records import PageResult
 
@@ -95,7 +94,7 @@ def _pages(args: argparse.Namespace, tally: Tally) -> tuple[list[tuple[str, Page
             pages, known = read
             for name, result in pages:
                 tally.warned(name, result)
-            return cast(list[tuple[str, PageResult]], pages), known
+            return pages, known
     return read_pages(args, tally), None
 
 

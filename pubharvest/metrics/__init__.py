@@ -41,7 +41,8 @@ from .series import ALIGNMENTS, Alignment, side_by_side, year_points
 
 __all__ = [
     "ALIGNMENTS", "BY", "CHECKED", "GAP_KINDS", "INPUTS", "MERGED", "METRICS", "REASONS", "Alignment", "By", "Check",
-    "Figure", "Item", "Known", "Metric", "MetricSet", "MetricsResult", "PaperGap", "PersonMetrics", "Reason", "Row", "RowRef",
+    "Figure", "Item", "Known", "Metric", "MetricSet", "MetricsResult", "PaperGap", "PersonMetrics", "Reason", "Row",
+    "RowRef",
     "Shortfall", "SourceGap", "YearPoint", "at_year", "check", "indicators", "metric_set", "metrics",
     "metrics_json_schema", "page_items", "paper_gap", "paper_items", "side_by_side", "source_gap", "stated_checks",
     "year_points",

@@ -58,8 +58,8 @@ from .model import (
 )
 from .series import year_points
 
-__all__ = ["metrics", "at_year", "BY", "By", "MERGED", "Known", "Who", "metric_set", "person_alone", "rows_tell_whose", "source_gap", "paper_gap",
-           "stated_checks"]
+__all__ = ["metrics", "at_year", "BY", "By", "MERGED", "Known", "Who", "metric_set", "person_alone", "rows_tell_whose",
+           "source_gap", "paper_gap", "stated_checks"]
 
 By = Literal["person", "source", "page"]
 BY: tuple[By, ...] = ("source", "person", "page")

@@ -20,7 +20,7 @@ import contextlib
 import mmap
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import NamedTuple
 
 import msgspec
@@ -37,11 +37,11 @@ __all__ = ["read", "PARALLEL_BYTES", "PART_BYTES"]
 PARALLEL_BYTES = 64 << 20  # a file of records at least this large is read in worker processes
 PART_BYTES = 16 << 20  # what a worker reads at a time: the file is cut into parts about this long, at line ends
 RECORD_START = b'{"site":'  # how every record's own encoding begins (``PageResult``'s first field)
-Pages = list[tuple[str | None, PageResult]]
+Pages = list[tuple[str, PageResult]]
 
 
 class _Task(NamedTuple):
-    """A part of the file for a worker: the bytes ``start`` to ``end`` (whole lines) of ``path``, read as input ``name``."""
+    """A part of the file for a worker: the bytes ``start`` to ``end`` (whole lines) of ``path``, input ``name``."""
 
     path: str
     name: str
@@ -98,7 +98,7 @@ def _parts(path: str, size: int) -> list[tuple[int, int]]:
     return list(zip([0, *ends[:-1]], ends, strict=True))
 
 
-def _in_workers(tasks: list[_Task]) -> Iterator[bytes | None]:
+def _in_workers(tasks: list[_Task]) -> Generator[bytes | None, None, None]:
     """Each task's part as the worker encoded it, in order; None for a part that is not all records as
     written, or when a worker failed (then the rest is not read)."""
     workers = max(1, min(len(tasks), len(os.sched_getaffinity(0))))

@@ -29,8 +29,8 @@ from pubharvest.parsers.records import (
     YearCitations,
 )
 
-TOPICS = ("sparse attention for long documents", "graph networks that count citations", "robust estimates of the h-index",
-          "a survey of author name disambiguation")
+TOPICS = ("sparse attention for long documents", "graph networks that count citations",
+          "robust estimates of the h-index", "a survey of author name disambiguation")
 SEEDS = ["scholar/003_9ea93ed9343d2054.txt", "msr/001_0be51d225ce2b3fb.txt", "elamur/000_e63c2e80f8ecde3e.txt"]
 FORMATS = [("json",), ("csv",), ("csv", "--table", "gaps"), ("csv", "--table", "years"), ("md",)]
 
@@ -140,7 +140,8 @@ LEFT: dict[str, tuple[bytes, str | None]] = {
                           "bad_records: line 3: the key 'site' is given twice in one object"),
     "a year past 2099": (CANONICAL.replace(b'"year":2016', b'"year":2160', 1),
                          "bad_records: line 3, publications[1].year: 2160 is above the schema's maximum, 2099"),
-    "no JSON": (b'{"site": "scholar", oops}', "bad_records: line 3: not JSON: object keys must be strings at column 21"),
+    "no JSON": (b'{"site": "scholar", oops}',
+                "bad_records: line 3: not JSON: object keys must be strings at column 21"),
     "a blank line": (b"", None),
     "spaces the encoding has none of": (CANONICAL.replace(b'"page":', b' "page" : ', 1), None),
     "a lone surrogate": (CANONICAL.replace(b"Bad: sparse", b"Bad: \\ud800 sparse", 1), None),
