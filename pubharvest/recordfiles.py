@@ -85,7 +85,7 @@ def page_results(data: bytes) -> list[PageResult] | None:
     return results
 
 
-def line_record(line: bytes | memoryview) -> PageResult | None:
+def line_record(line: bytes) -> PageResult | None:
     """The page result of one line of JSON Lines when ``page_results`` would read it as it is: its types
     and what the schema states beyond them hold, and the line is byte for byte the record's own encoding
     (so no key is given twice, and no escaped lone surrogate needs repairing). None for any other line:

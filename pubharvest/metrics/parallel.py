@@ -116,24 +116,23 @@ def _in_workers(tasks: list[_Task]) -> Generator[bytes | None, None, None]:
 
 def _read_part(task: _Task) -> bytes:
     """The worker's reading of its part: a ``_Part``, encoded; empty at the first line that is not its
-    record's own encoding. The part is mapped, not read: its lines are decoded where the page cache holds
-    them (reading and splitting 16 MiB cost ten times as much, most of it in page faults)."""
+    record's own encoding. The part is mapped, not read, and each line copied out of the page cache as it
+    comes (reading 16 MiB and splitting it into lines cost ten times as much, most of it in page faults)."""
     skip = task.start % mmap.ALLOCATIONGRANULARITY  # a mapping starts at a multiple of it
     with open(task.path, "rb") as file, mmap.mmap(file.fileno(), task.end - task.start + skip,
                                                   offset=task.start - skip, access=mmap.ACCESS_READ) as data:
-        with memoryview(data) as view, paused_gc():
-            return _part(data, view, skip, task)
+        with paused_gc():
+            return _part(data, skip, task)
 
 
-def _part(data: mmap.mmap, view: memoryview, at: int, task: _Task) -> bytes:
-    """``_read_part`` of the lines of ``data`` from ``at`` on (``view``: a view of it)."""
+def _part(data: mmap.mmap, at: int, task: _Task) -> bytes:
+    """``_read_part`` of the lines of ``data`` from ``at`` on."""
     part = _Part(pages=[], rowless=[], spans=[], alone=[])
     offset = task.start - at  # of ``data`` in the file
     while at < len(data):
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
-        with view[at:end] as line:
-            result = line_record(line)
+        result = line_record(data[at:end])
         if result is None:
             return b""
         found = person_alone(task.name, result, task.by, task.at)
