@@ -112,6 +112,8 @@ class Known:
     figures as a person of its own and send the page without its rows; ``alone`` gives those figures
     back when the page is indeed a person of its own, ``whole`` the rows when something reads them."""
 
+    rowless = False  # whether some pages are without their rows
+
     def alone(self, result: PageResult) -> PersonMetrics | None:
         """The figures of ``result`` as a person of its own (``by`` and ``at`` as asked), when they were
         worked out (a person of one page is who that page alone names: ``merge.people`` of it)."""
@@ -166,7 +168,8 @@ def _people(pages: list[tuple[str | None, PageResult]], known: Known | None = No
     co-authors of people of one name, every page's papers when a nameless page lists some) are made
     ``whole`` by ``known`` first."""
     known = known or Known()
-    known.whole(pages, same_name_pages(pages))
+    if known.rowless:
+        known.whole(pages, same_name_pages(pages))
     found = [((person.name, id_values(person.ids, person_id_kinds())), indexes) for person, indexes in people(pages)]
     named = {i for _, indexes in found for i in indexes}
     alone = [i for i in range(len(pages)) if i not in named]
@@ -354,14 +357,20 @@ def _listing_shortfall(items: Sequence[Item], pages: Pages, indexes: Sequence[in
 def _row_shortfalls(rows: Sequence[Row]) -> list[Shortfall]:
     """The rows without a count, without a year, without a whole author list."""
     total = len(rows)
+    counts, years, authors, cut = zip(*rows) if rows else ((), (), (), ())  # a column each, in one pass
     lacking = {
-        "citations": (sum(1 for row in rows if row.citations is None), "rows have no citation count"),
-        "years": (sum(1 for row in rows if row.year is None), "rows have no year"),
-        "authors": (sum(1 for row in rows if not row.authors or row.authors_truncated),
+        "citations": (counts.count(None), "rows have no citation count"),
+        "years": (years.count(None), "rows have no year"),
+        "authors": (sum(map(_not_whole, authors, cut)),
                     "rows have no author list or one cut short (...)"),
     }
     return [Shortfall(input=name, rows=n, of=total, why=f"{n} of {total} {what}")  # type: ignore[arg-type]
             for name, (n, what) in lacking.items() if n]
+
+
+def _not_whole(authors: int | None, cut: bool) -> bool:
+    """Whether a row's author list is missing or cut short."""
+    return not authors or cut
 
 
 # --- two sources of one person side by side --------------------------------------------------------

@@ -162,6 +162,7 @@ class _Read(Known):
             self.figures[id(result)] = (result, alone)
         if rowless:
             self.spans[id(result)] = span
+            self.rowless = True
 
     def alone(self, result: PageResult) -> PersonMetrics | None:
         page, found = self.figures.get(id(result), (None, None))
