@@ -357,7 +357,7 @@ def _listing_shortfall(items: Sequence[Item], pages: Pages, indexes: Sequence[in
 def _row_shortfalls(rows: Sequence[Row]) -> list[Shortfall]:
     """The rows without a count, without a year, without a whole author list."""
     total = len(rows)
-    counts, years, authors, cut = zip(*rows) if rows else ((), (), (), ())  # a column each, in one pass
+    counts, years, authors, cut = zip(*rows, strict=True) if rows else ((), (), (), ())  # a column each, one pass
     lacking = {
         "citations": (counts.count(None), "rows have no citation count"),
         "years": (years.count(None), "rows have no year"),
