@@ -37,6 +37,9 @@ __all__ = ["read", "PARALLEL_BYTES", "PART_BYTES"]
 PARALLEL_BYTES = 64 << 20  # a file of records at least this large is read in worker processes
 PART_BYTES = 16 << 20  # what a worker reads at a time: the file is cut into parts about this long, at line ends
 RECORD_START = b'{"site":'  # how every record's own encoding begins (``PageResult``'s first field)
+# Workers are forked, so that they start at once with everything imported (where there is no fork, as on
+# Windows, the file is read in one process)
+START_METHODS = multiprocessing.get_all_start_methods()
 Pages = list[tuple[str, PageResult]]
 
 
@@ -70,7 +73,7 @@ def read(path: str, name: str, by: By, at: str | None, max_bytes: int) -> tuple[
             opening = file.read(len(RECORD_START))
     except OSError:
         return None
-    if not PARALLEL_BYTES <= size <= max_bytes or opening != RECORD_START:
+    if not PARALLEL_BYTES <= size <= max_bytes or opening != RECORD_START or "fork" not in START_METHODS:
         return None
     tasks = [_Task(path, name, start, end, by, at) for start, end in _parts(path, size)]
     known = _Read(path)
@@ -101,7 +104,7 @@ def _parts(path: str, size: int) -> list[tuple[int, int]]:
 def _in_workers(tasks: list[_Task]) -> Generator[bytes | None, None, None]:
     """Each task's part as the worker encoded it, in order; None for a part that is not all records as
     written, or when a worker failed (then the rest is not read)."""
-    workers = max(1, min(len(tasks), len(os.sched_getaffinity(0))))
+    workers = max(1, min(len(tasks), _cpus()))
     executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
         for blob in executor.map(_read_part, tasks):
@@ -112,6 +115,11 @@ def _in_workers(tasks: list[_Task]) -> Generator[bytes | None, None, None]:
         yield None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _read_part(task: _Task) -> bytes:
