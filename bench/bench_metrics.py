@@ -2,6 +2,7 @@
 beside a floor measured in the same run, interleaved, and its peak memory.
 
     python bench/bench_metrics.py [--people 10000] [--papers 200] [--repeat 3] [--figures-alone]
+                                  [--before OTHER_VENV/bin/python]
 
 Input: one Scholar profile per person (as a job writes it: a fetch time, the stated h, i10 and citations,
 a 15-year chart), 200 rows each with counts drawn from a heavy-tailed law, years 1990-2025, 1 to 12
@@ -14,6 +15,8 @@ average before and after, as the machine is shared):
 - the command, ``pubharvest metrics IN.jsonl --by person -f csv -o OUT`` (reading, figures, writing; a
   file this large is read in worker processes, ``pubharvest.metrics.parallel``): wall time, CPU time of
   the process and its workers, and the peak of their resident memory together (sampled every 20 ms);
+- with ``--before PYTHON``, the command again in the same rounds as ``PYTHON -m pubharvest.cli``: an
+  interpreter with another checkout installed (the code before a change);
 - with ``--figures-alone``, ``pubharvest.metrics.metrics(pages, by="person")`` on records already decoded
   in this process (CPU time; it holds every record: several GB).
 Goal: the command under 10 s wall (its median). Not a timed test.
@@ -156,6 +159,7 @@ def main() -> None:
     args.add_argument("--papers", type=int, default=200)
     args.add_argument("--repeat", type=int, default=3)
     args.add_argument("--figures-alone", action="store_true", help="also time the figures on records in memory")
+    args.add_argument("--before", metavar="PYTHON", help="also run the command under this interpreter")
     options = args.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder) / "in.jsonl", Path(folder) / "out.csv"
@@ -167,15 +171,19 @@ def main() -> None:
                       "--max-bytes", "4G"]
         argv = [*command(), "metrics", str(source), "--by", "person", "-f", "csv", "-o", str(target),
                 "--max-bytes", "4G"]
+        before_argv = [options.before, "-m", "pubharvest.cli", *argv[len(command()):]] if options.before else None
         floors: list[Run] = []
         runs: list[Run] = []
+        befores: list[Run] = []
         print(f"load average before: {load()}")
-        for _ in range(options.repeat):  # interleaved: the machine's load falls on both alike
+        for _ in range(options.repeat):  # interleaved: the machine's load falls on all alike
             floors.append(run_once(floor_argv))
             runs.append(run_once(argv))
+            if before_argv:
+                befores.append(run_once(before_argv))
         print(f"load average after:  {load()}")
         alone = figures_alone(source, options) if options.figures_alone else None
-    report(floors, runs, alone, options.people)
+    report(floors, runs, befores, alone, options.people)
 
 
 def figures_alone(source: Path, options: argparse.Namespace) -> float:
@@ -184,17 +192,21 @@ def figures_alone(source: Path, options: argparse.Namespace) -> float:
     return median_seconds(lambda: metrics(pages, by="person"), options.repeat)
 
 
-def report(floors: list[Run], runs: list[Run], alone: float | None, people: int) -> None:
-    """The floor's and the command's figures, min / median, the ratios and the verdict."""
-    (floor_wall, floor_wall_med), (wall, wall_med) = spread([r.wall for r in floors]), spread([r.wall for r in runs])
-    (floor_cpu, floor_cpu_med), (cpu, cpu_med) = spread([r.cpu for r in floors]), spread([r.cpu for r in runs])
-    print(f"{'':58} {'wall min':>8} {'wall med':>8} {'CPU min':>8} {'CPU med':>8} {'peak MB':>8}")
-    print(f"{'floor: merge -f csv --table profiles (read, a row a person)':58} {floor_wall:8.2f} {floor_wall_med:8.2f} "
-          f"{floor_cpu:8.2f} {floor_cpu_med:8.2f} {statistics.median(r.peak for r in floors):8.0f}")
-    print(f"{'metrics --by person -f csv':58} {wall:8.2f} {wall_med:8.2f} {cpu:8.2f} {cpu_med:8.2f} "
-          f"{statistics.median(r.peak for r in runs):8.0f}")
-    print(f"wall over the floor's: min {wall / floor_wall:.2f}x, median {wall_med / floor_wall_med:.2f}x; "
-          f"CPU: min {cpu / floor_cpu:.2f}x, median {cpu_med / floor_cpu_med:.2f}x")
+def report(floors: list[Run], runs: list[Run], befores: list[Run], alone: float | None, people: int) -> None:
+    """The floor's and the command's figures (and those of the code before), min / median, the ratios to the
+    floor and the verdict."""
+    print(f"{'':58} {'wall min':>8} {'wall med':>8} {'CPU min':>8} {'CPU med':>8} {'peak MB':>8}  over the floor")
+    (floor_wall, floor_wall_med), (floor_cpu, floor_cpu_med) = spread([r.wall for r in floors]), \
+        spread([r.cpu for r in floors])
+    for label, figures in (("floor: merge -f csv --table profiles (read, a row a person)", floors),
+                           ("metrics --by person -f csv", runs), ("the same, the code before (--before)", befores)):
+        if not figures:
+            continue
+        (wall, median_wall), (cpu, median_cpu) = spread([r.wall for r in figures]), spread([r.cpu for r in figures])
+        print(f"{label:58} {wall:8.2f} {median_wall:8.2f} {cpu:8.2f} {median_cpu:8.2f} "
+              f"{statistics.median(r.peak for r in figures):8.0f}  wall {wall / floor_wall:.2f}x / "
+              f"{median_wall / floor_wall_med:.2f}x, CPU {cpu / floor_cpu:.2f}x / {median_cpu / floor_cpu_med:.2f}x")
+    wall_med = statistics.median(r.wall for r in runs)
     print(f"goal: metrics --by person under {GOAL_S:.0f} s wall (median {wall_med:.2f} s)  "
           f"{verdict(wall_med < GOAL_S)}")
     if alone is not None:
