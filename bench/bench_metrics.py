@@ -1,36 +1,47 @@
-"""``pubharvest metrics --by person`` over 10,000 people of 200 papers each: the whole command's time beside
-a floor measured in the same run, and the figures alone (records already in memory).
+"""``pubharvest metrics --by person`` over 10,000 people of 200 papers each: the whole command's wall time
+beside a floor measured in the same run, interleaved, and its peak memory.
 
-    python bench/bench_metrics.py [--people 10000] [--papers 200] [--repeat 3]
+    python bench/bench_metrics.py [--people 10000] [--papers 200] [--repeat 3] [--figures-alone]
+                                  [--before OTHER_VENV/bin/python]
 
 Input: one Scholar profile per person (as a job writes it: a fetch time, the stated h, i10 and citations,
 a 15-year chart), 200 rows each with counts drawn from a heavy-tailed law, years 1990-2025, 1 to 12
 authors (a list cut short in one row in five), a row in fifty without a year; written as JSON Lines.
 
-Figures (CPU time, min and median of ``--repeat`` runs, the command's and its floor's interleaved; the machine
-is shared, and wall time follows its load):
-- the command, ``pubharvest metrics IN.jsonl --by person -f csv -o OUT`` (reading, figures, writing);
-- the floor, ``pubharvest merge IN.jsonl -f csv --table profiles -o OUT``: the same records read and one
-  row per person written, no figure computed;
-- the figures alone: ``pubharvest.metrics.metrics(pages, by="person")`` on the decoded records.
-Goal: the command under 10 s. Not a timed test.
+Figures (min and median of ``--repeat`` runs, the floor's and the command's interleaved; ``uptime``'s load
+average before and after, as the machine is shared):
+- the floor, ``pubharvest merge IN.jsonl -f csv --table profiles -o OUT``: the same records read and
+  checked in one process and one row per person written, no figure computed;
+- the command, ``pubharvest metrics IN.jsonl --by person -f csv -o OUT`` (reading, figures, writing; a
+  file this large is read in worker processes, ``pubharvest.metrics.parallel``): wall time, CPU time of
+  the process and its workers, and the peak of their resident memory together (sampled every 20 ms);
+- with ``--before PYTHON``, the command again in the same rounds as ``PYTHON -m pubharvest.cli``: an
+  interpreter with another checkout installed (the code before a change);
+- with ``--figures-alone``, ``pubharvest.metrics.metrics(pages, by="person")`` on records already decoded
+  in this process (CPU time; it holds every record: several GB).
+Goal: the command under 10 s wall (its median). Not a timed test.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import msgspec  # noqa: E402
-from bench_merge import command, run_once  # noqa: E402
+from bench_merge import command  # noqa: E402
 from figures import median_seconds, verdict  # noqa: E402
 
 from pubharvest.metrics import metrics  # noqa: E402
@@ -78,39 +89,128 @@ def write_input(path: Path, people: int, papers: int) -> None:
             out.write(encoder.encode(person_page(rng, number, papers)) + b"\n")
 
 
+class Run(NamedTuple):
+    """One run of a command: wall seconds, CPU seconds (the process and its workers), peak MB of their
+    resident memory together."""
+
+    wall: float
+    cpu: float
+    peak: float
+
+
+def run_once(argv: list[str]) -> Run:
+    """Run ``argv`` (it must succeed), its memory and its workers' sampled while it runs."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak, done = [0.0], threading.Event()
+    sampler = threading.Thread(target=_sample_memory, args=(process.pid, peak, done), daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, max(peak[0], usage.ru_maxrss / 1024))
+
+
+def _sample_memory(pid: int, peak: list[float], done: threading.Event) -> None:
+    """The largest sum of the resident memory of process ``pid`` and its children seen every 20 ms, in ``peak``,
+    until ``done``."""
+    while not done.wait(0.02):
+        peak[0] = max(peak[0], sum(map(_resident_mb, _tree(pid))))
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (``/proc/PID/task/TID/children``)."""
+    found, at = [pid], 0
+    while at < len(found):
+        try:
+            tasks = os.listdir(f"/proc/{found[at]}/task")
+            found += [int(child) for task in tasks
+                      for child in Path(f"/proc/{found[at]}/task/{task}/children").read_text().split()]
+        except OSError:
+            pass
+        at += 1
+    return found
+
+
+def _resident_mb(pid: int) -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), "VmRSS: 0 kB")
+    return int(line.split()[1]) / 1024
+
+
+def load() -> str:
+    """``uptime``'s three load averages."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def spread(values: Sequence[float]) -> tuple[float, float]:
+    return min(values), statistics.median(values)
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--people", type=int, default=10_000)
     args.add_argument("--papers", type=int, default=200)
     args.add_argument("--repeat", type=int, default=3)
+    args.add_argument("--figures-alone", action="store_true", help="also time the figures on records in memory")
+    args.add_argument("--before", metavar="PYTHON", help="also run the command under this interpreter")
     options = args.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder) / "in.jsonl", Path(folder) / "out.csv"
         start = time.perf_counter()
         write_input(source, options.people, options.papers)
         print(f"{options.people:,} people x {options.papers} papers: {source.stat().st_size / 2**20:.0f} MB of JSON "
-              f"Lines (written in {time.perf_counter() - start:.0f} s)")
+              f"Lines (written in {time.perf_counter() - start:.0f} s); {os.cpu_count()} CPUs")
         floor_argv = [*command(), "merge", str(source), "-f", "csv", "--table", "profiles", "-o", str(target),
                       "--max-bytes", "4G"]
         argv = [*command(), "metrics", str(source), "--by", "person", "-f", "csv", "-o", str(target),
                 "--max-bytes", "4G"]
-        floors, runs = [], []
-        for _ in range(options.repeat):  # interleaved: the machine's load falls on both alike
-            floors.append(run_once(floor_argv)[0])
+        before_argv = [options.before, "-m", "pubharvest.cli", *argv[len(command()):]] if options.before else None
+        floors: list[Run] = []
+        runs: list[Run] = []
+        befores: list[Run] = []
+        print(f"load average before: {load()}")
+        for _ in range(options.repeat):  # interleaved: the machine's load falls on all alike
+            floors.append(run_once(floor_argv))
             runs.append(run_once(argv))
-        floor, cpu, peak = statistics.median(floors), statistics.median(r[0] for r in runs), \
-            statistics.median(r[2] for r in runs)
-        least, least_floor = min(r[0] for r in runs), min(floors)
-        decoder = msgspec.json.Decoder(PageResult)
-        pages = [(source.name, decoder.decode(line)) for line in source.read_bytes().splitlines()]
-        alone = median_seconds(lambda: metrics(pages, by="person"), options.repeat)
-    print(f"floor, merge -f csv --table profiles (read, one row per person): {floor:6.2f} s CPU "
-          f"(min {least_floor:.2f})")
-    print(f"metrics --by person -f csv:                                   {cpu:6.2f} s CPU (min {least:.2f}), "
-          f"{peak:.0f} MB peak, {cpu / floor:.1f}x the floor (min to min {least / least_floor:.1f}x)  "
-          f"(goal < {GOAL_S:.0f} s)  {verdict(cpu < GOAL_S)}")
-    print(f"the figures alone (records in memory):                        {alone:6.2f} s CPU, "
-          f"{alone / options.people * 1e6:.0f} us per person")
+            if before_argv:
+                befores.append(run_once(before_argv))
+        print(f"load average after:  {load()}")
+        alone = figures_alone(source, options) if options.figures_alone else None
+    report(floors, runs, befores, alone, options.people)
+
+
+def figures_alone(source: Path, options: argparse.Namespace) -> float:
+    decoder = msgspec.json.Decoder(PageResult)
+    pages = [(source.name, decoder.decode(line)) for line in source.read_bytes().splitlines()]
+    return median_seconds(lambda: metrics(pages, by="person"), options.repeat)
+
+
+def report(floors: list[Run], runs: list[Run], befores: list[Run], alone: float | None, people: int) -> None:
+    """The floor's and the command's figures (and those of the code before), min / median, the ratios to the
+    floor and the verdict."""
+    print(f"{'':58} {'wall min':>8} {'wall med':>8} {'CPU min':>8} {'CPU med':>8} {'peak MB':>8}  over the floor")
+    (floor_wall, floor_wall_med), (floor_cpu, floor_cpu_med) = spread([r.wall for r in floors]), \
+        spread([r.cpu for r in floors])
+    for label, figures in (("floor: merge -f csv --table profiles (read, a row a person)", floors),
+                           ("metrics --by person -f csv", runs), ("the same, the code before (--before)", befores)):
+        if not figures:
+            continue
+        (wall, median_wall), (cpu, median_cpu) = spread([r.wall for r in figures]), spread([r.cpu for r in figures])
+        print(f"{label:58} {wall:8.2f} {median_wall:8.2f} {cpu:8.2f} {median_cpu:8.2f} "
+              f"{statistics.median(r.peak for r in figures):8.0f}  wall {wall / floor_wall:.2f}x / "
+              f"{median_wall / floor_wall_med:.2f}x, CPU {cpu / floor_cpu:.2f}x / {median_cpu / floor_cpu_med:.2f}x")
+    wall_med = statistics.median(r.wall for r in runs)
+    print(f"goal: metrics --by person under {GOAL_S:.0f} s wall (median {wall_med:.2f} s)  "
+          f"{verdict(wall_med < GOAL_S)}")
+    if alone is not None:
+        print(f"the figures alone (records in memory): {alone:.2f} s CPU, {alone / people * 1e6:.0f} us per person")
 
 
 if __name__ == "__main__":

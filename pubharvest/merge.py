@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import compress
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -723,7 +723,21 @@ def coauthor_keys(result: PageResult) -> set[tuple[str, str]]:
     return {key for key in map(name_key, names) if key != own and key[1]}
 
 
-def _same_name_pairs(sources: Sequence[ProfileSource]) -> list[tuple[int, int]]:
+def same_name_pages(pages: Sequence[tuple[str | None, PageResult]]) -> list[int]:
+    """The indexes of the pages naming a person whose name another such page gives too: of all pages, ``people``
+    reads the co-authors (every paper's authors) of these only.
+
+    >>> from pubharvest.parsers.records import PageResult, Profile
+    >>> def page(name): return PageResult(site="scholar", page="profile", profile=Profile(name=name))
+    >>> same_name_pages([(None, page("Ada Byron")), (None, page("Bo Li")), (None, page("ada byron"))])
+    [0, 2]
+    """
+    named = [i for i, (_, result) in enumerate(pages) if identifiable(result)]
+    pairs = _same_name_pairs([cast(Profile, pages[i][1].profile) for i in named])
+    return sorted({named[k] for pair in pairs for k in pair})
+
+
+def _same_name_pairs(sources: Sequence[ProfileSource | Profile]) -> list[tuple[int, int]]:
     """Every pair ``(i, j)``, ``i < j``, of sources whose names have one key, in the order of an
     all-pairs scan (which decides what joins first), without scanning all pairs."""
     by_name: defaultdict[tuple[str, str], list[int]] = defaultdict(list)

@@ -4,12 +4,13 @@ merged out, with what each was computed from, the stated figures checked and the
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, StoreError
-from ..metrics import ALIGNMENTS, BY, at_year, metrics
+from ..metrics import ALIGNMENTS, BY, Known, at_year, metrics
 from ..output import _Writer, open_output
 from ..parsers.text import paused_gc
 from ..tables import METRIC_TABLES, csv_writer
@@ -84,7 +85,8 @@ def _figures(args: argparse.Namespace) -> int:
             print(f"pubharvest metrics: {args.store}: damaged, stopped reading ({error})", file=sys.stderr)
             return ExitCode.USAGE
     tally = Tally(args.strict, named=args.paths)
-    pages = read_pages(args, tally) + stored
+    pages, known = _pages(args, tally, at)
+    pages += stored
     if args.paths:
         tally.require_some()
     if not pages:  # every input failed, or the store holds nothing: nothing to write over what -o holds
@@ -92,7 +94,7 @@ def _figures(args: argparse.Namespace) -> int:
             print("pubharvest metrics: nothing to measure (the store holds no profile record"
                   f"{' up to --at' if args.at else ''})", file=sys.stderr)
         return tally.exit_code() or ExitCode.FAILED
-    result = metrics(pages, by=args.by, at=at)
+    result = metrics(pages, by=args.by, at=at, known=known)
     if args.format == "parquet":
         from ..dataframes import frame, write_parquet
 
@@ -146,6 +148,22 @@ def _last_day(at: str) -> str:
         year, month = map(int, at.split("-"))
         return f"{at}-{calendar.monthrange(year, month)[1]:02d}"
     return at
+
+
+def _pages(args: argparse.Namespace, tally: Tally, at: str | None) -> tuple[list[tuple[str, PageResult]],
+                                                                            Known | None]:
+    """The pages of the inputs, their warnings told; one large file of records read in worker processes
+    (``metrics.parallel``), with the figures they worked out."""
+    if len(args.paths) == 1 and args.paths[0] != "-" and os.path.isfile(args.paths[0]):
+        from ..metrics import parallel
+
+        read = parallel.read(args.paths[0], args.paths[0], args.by, at, args.max_bytes)
+        if read is not None:
+            pages, known = read
+            for name, result in pages:
+                tally.warned(name, result)
+            return pages, known
+    return read_pages(args, tally), None
 
 
 class JsonWriter(_Writer):

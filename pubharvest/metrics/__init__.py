@@ -19,7 +19,7 @@ from __future__ import annotations
 from .explain import CHECKED, check
 from .indicators import METRICS, Metric, Row, indicators
 from .items import Item, page_items, paper_items
-from .measure import BY, MERGED, By, at_year, metric_set, metrics, paper_gap, source_gap, stated_checks
+from .measure import BY, MERGED, By, Known, at_year, metric_set, metrics, paper_gap, source_gap, stated_checks
 from .model import (
     GAP_KINDS,
     INPUTS,
@@ -41,7 +41,8 @@ from .series import ALIGNMENTS, Alignment, side_by_side, year_points
 
 __all__ = [
     "ALIGNMENTS", "BY", "CHECKED", "GAP_KINDS", "INPUTS", "MERGED", "METRICS", "REASONS", "Alignment", "By", "Check",
-    "Figure", "Item", "Metric", "MetricSet", "MetricsResult", "PaperGap", "PersonMetrics", "Reason", "Row", "RowRef",
+    "Figure", "Item", "Known", "Metric", "MetricSet", "MetricsResult", "PaperGap", "PersonMetrics", "Reason", "Row",
+    "RowRef",
     "Shortfall", "SourceGap", "YearPoint", "at_year", "check", "indicators", "metric_set", "metrics",
     "metrics_json_schema", "page_items", "paper_gap", "paper_items", "side_by_side", "source_gap", "stated_checks",
     "year_points",

@@ -16,8 +16,8 @@ says which figures that touched.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 __all__ = [
@@ -114,20 +114,23 @@ def age(year: int, as_of: int) -> int:
 class _Rows(NamedTuple):
     """What the figures are computed from, worked out once: the counts (highest first); ``(count,
     authors)`` of the rows with both; ``(count, age, authors)`` of the dated rows with a count (authors
-    0 when none are listed); the first year; the reference year."""
+    0 when none are listed); the authors of the rows that list some; the first year; the reference year."""
 
     ranked: list[int]
     authored: list[tuple[int, int]]
     dated: list[tuple[int, int, int]]
+    authors: list[int]
     first_year: int | None
     as_of: int | None
 
 
 def _rows(rows: Iterable[Row], as_of: int | None) -> _Rows:
-    ranked, authored, dated, years = [], [], [], []
+    ranked, authored, dated, listed, first = [], [], [], [], None
     for count, year, authors, _ in rows:
-        if year is not None:
-            years.append(year)
+        if authors:
+            listed.append(authors)
+        if year is not None and (first is None or year < first):
+            first = year
         if count is None:
             continue
         ranked.append(count)
@@ -136,7 +139,7 @@ def _rows(rows: Iterable[Row], as_of: int | None) -> _Rows:
         if year is not None and as_of is not None:
             dated.append((count, max(1, as_of - year + 1), authors or 0))  # age(year, as_of), inline: the hot loop
     ranked.sort(reverse=True)
-    return _Rows(ranked, authored, dated, min(years, default=None), as_of)
+    return _Rows(ranked, authored, dated, listed, first, as_of)
 
 
 def h_index(rows: Sequence[Row]) -> int:
@@ -162,8 +165,9 @@ def _g(prepared: _Rows) -> int:
     total, g = 0, 0
     for rank, count in enumerate(prepared.ranked, 1):
         total += count
-        if total >= rank * rank:
-            g = rank
+        if total < rank * rank:  # never again: every later count is below the mean so far, below rank
+            break
+        g = rank
     return g
 
 
@@ -236,7 +240,8 @@ def hi_index(rows: Sequence[Row]) -> float:
 
 
 def _hi(prepared: _Rows) -> float:
-    ranked = sorted(prepared.authored, key=lambda pair: (-pair[0], pair[1]))
+    ranked = sorted(prepared.authored, key=itemgetter(1))
+    ranked.sort(key=itemgetter(0), reverse=True)  # stable: of equal counts, fewer authors first
     h = _h_of_ranked([count for count, _ in ranked])
     return h * h / sum(authors for _, authors in ranked[:h]) if h else 0.0
 
@@ -335,6 +340,25 @@ def _awcr_per_author(prepared: _Rows) -> float:
     return math.fsum(count / years / authors for count, years, authors in prepared.dated if authors)
 
 
+def _mean(values: Sequence[int]) -> float:
+    """``statistics.fmean`` of ``values``: their ``math.fsum`` over how many there are.
+
+    >>> _mean([1, 2, 2]), _mean([2**60 + 1, 1])
+    (1.6666666666666667, 5.764607523034235e+17)
+    """
+    return math.fsum(values) / len(values)
+
+
+def _median_ranked(ranked: Sequence[int]) -> int | float:
+    """``statistics.median`` of counts already sorted, highest first: the middle one, or the mean of the two.
+
+    >>> _median_ranked([9, 4, 1]), _median_ranked([9, 4, 2, 1])
+    (4, 3.0)
+    """
+    half = len(ranked) // 2
+    return ranked[half] if len(ranked) % 2 else (ranked[half - 1] + ranked[half]) / 2
+
+
 def _ratio(top: float | None, bottom: float | None) -> float | None:
     return None if top is None or not bottom else top / bottom
 
@@ -354,9 +378,8 @@ def indicators(rows: Sequence[Row], as_of: int | None) -> dict[str, Value]:
     (0, None)
     """
     prepared = _rows(rows, as_of)
-    ranked = prepared.ranked
+    ranked, authors = prepared.ranked, prepared.authors
     counted = bool(ranked) or not rows  # no rows at all: an h of 0; rows, none counted: no figure
-    authors = [row.authors for row in rows if row.authors]
     years = _years(prepared)
     citations = sum(ranked) if ranked else None
     by_author = prepared.authored
@@ -369,11 +392,11 @@ def indicators(rows: Sequence[Row], as_of: int | None) -> dict[str, Value]:
         "citations": citations,
         "years": years,
         "cites_per_year": _ratio(citations, years) if aged else None,
-        "cites_per_paper": statistics.fmean(ranked) if ranked else None,
-        "cites_per_paper_median": statistics.median(ranked) if ranked else None,
+        "cites_per_paper": _mean(ranked) if ranked else None,
+        "cites_per_paper_median": _median_ranked(ranked) if ranked else None,
         "cites_per_author": math.fsum(count / n for count, n in by_author) if by_author else None,
         "papers_per_author": math.fsum(1 / n for n in authors) if authors else None,
-        "authors_per_paper": statistics.fmean(authors) if authors else None,
+        "authors_per_paper": _mean(authors) if authors else None,
         "h_index": h if counted else None,
         "g_index": _g(prepared) if counted else None,
         "i10_index": _acc_n(ranked, 10) if counted else None,

@@ -11,7 +11,8 @@ or a merged paper), its ``Row`` for the indicators beside what an explanation na
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import NamedTuple, overload
 
 from pubharvest.parsers.records import PageResult, Publication
@@ -60,7 +61,11 @@ class Item(NamedTuple):
 
 def row_of(pub: Publication | Paper, citations: int | None) -> Row:
     """The indicators' row of a publication or merged paper counted ``citations`` times."""
-    return Row(citations, pub.year, len(pub.authors) or None, pub.authors_truncated)
+    return _new_row((citations, pub.year, len(pub.authors) or None, pub.authors_truncated))
+
+
+# ``Row(...)`` without the Python-level ``__new__`` of a NamedTuple (what it calls): rows are made by the million
+_new_row: Callable[[tuple[int | None, int | None, int | None, bool]], Row] = functools.partial(tuple.__new__, Row)
 
 
 def page_items(name: str | None, result: PageResult) -> PageItems:

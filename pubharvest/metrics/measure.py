@@ -20,24 +20,26 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from pathlib import PurePath
 from typing import Literal
 
-from pubharvest.parsers.records import Metrics, PageResult, Profile, Publication, id_values
+from pubharvest.parsers.records import Metrics, PageResult, Profile, Publication, id_value, id_values
 from pubharvest.parsers.text import title_key
 from pubharvest.parsers.warning_codes import Warn
 
 from ..merge import (
     MIN_PREFIX_KEY,
     Paper,
+    identifiable,
     latest_records,
     listing_of,
     merge_papers,
     people,
     person_id_kinds,
     recency,
+    same_name_pages,
 )
 from .explain import CHECKED, check
 from .indicators import METRICS, Row, indicators
@@ -56,7 +58,8 @@ from .model import (
 )
 from .series import year_points
 
-__all__ = ["metrics", "at_year", "BY", "By", "MERGED", "metric_set", "source_gap", "paper_gap", "stated_checks"]
+__all__ = ["metrics", "at_year", "BY", "By", "MERGED", "Known", "Who", "metric_set", "person_alone", "rows_tell_whose",
+           "source_gap", "paper_gap", "stated_checks"]
 
 By = Literal["person", "source", "page"]
 BY: tuple[By, ...] = ("source", "person", "page")
@@ -65,6 +68,7 @@ MIN_SHARED_PAPERS = 2  # a page that names nobody joins the person it shares thi
 SHORT_LISTING = frozenset({Warn.partial.name, Warn.truncated.name, Warn.row_count.name})
 _AT = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
 Pages = Sequence[tuple[str | None, PageResult]]
+Who = tuple[str | None, dict[str, str]]  # a person's name and ids, as ``merge.people`` gives them
 
 
 def at_year(at: str) -> int:
@@ -82,21 +86,73 @@ def at_year(at: str) -> int:
     return int(match.group(1))
 
 
-def metrics(pages: Pages, by: By = "source", at: str | None = None) -> MetricsResult:
+def metrics(pages: Pages, by: By = "source", at: str | None = None, known: Known | None = None) -> MetricsResult:
     """The figures of ``(input name, page result)`` pairs: ``by`` ``source`` (each person's sites and the
     merge, with the gaps between sites), ``person`` (each person's one set: merged across sites) or
     ``page`` (each page on its own). ``at``: the ISO date (or year) the figures are as of: pages a job
     fetched after it are left out, and its year is the reference year of the figures of age; without
     it, each person's latest fetch time or page date is, and a person with neither has none (those
-    figures are then null, and ``as_of_from`` says so)."""
+    figures are then null, and ``as_of_from`` says so). ``known``: what was worked out of the pages
+    before (``metrics.parallel``); by default nothing, and every page holds its rows."""
+    known = known or Known()
     year = at_year(at) if at else None
     if at:
         pages = [(name, result) for name, result in pages if not _fetched_after(result, at)]
     if by == "page":
-        return MetricsResult(by=by, at=at, people=[_page_person(name, result, year, at) for name, result in pages])
+        return MetricsResult(by=by, at=at, people=[known.alone(result) or _page_person(name, result, year, at)
+                                                   for name, result in pages])
     pages = latest_records(pages)
-    return MetricsResult(by=by, at=at, people=[_person(pages, indexes, person, by, year, at)
-                                               for person, indexes in _people(pages)])
+    return MetricsResult(by=by, at=at, people=[_person_of(pages, indexes, person, by, year, at, known)
+                                               for person, indexes in _people(pages, known)])
+
+
+class Known:
+    """What was worked out of some pages before ``metrics`` groups them (nothing, here: every page is
+    whole). ``metrics.parallel`` reads a file's pages in worker processes that work out each page's
+    figures as a person of its own and send the page without its rows; ``alone`` gives those figures
+    back when the page is indeed a person of its own, ``whole`` the rows when something reads them."""
+
+    rowless = False  # whether some pages are without their rows
+
+    def alone(self, result: PageResult) -> PersonMetrics | None:
+        """The figures of ``result`` as a person of its own (``by`` and ``at`` as asked), when they were
+        worked out (a person of one page is who that page alone names: ``merge.people`` of it)."""
+        return None
+
+    def whole(self, pages: list[tuple[str | None, PageResult]], indexes: Iterable[int]) -> None:
+        """Make ``pages[i]`` for each of ``indexes`` hold its rows (in place)."""
+
+
+def person_alone(name: str | None, result: PageResult, by: By, at: str | None) -> PersonMetrics | None:
+    """The figures of ``result`` (read from input ``name``) as ``metrics`` gives them for it as a person of its
+    own (``by``, ``at`` as asked); None for a page ``at`` leaves out."""
+    if at and _fetched_after(result, at):
+        return None
+    year = at_year(at) if at else None
+    if by == "page":
+        return _page_person(name, result, year, at)
+    ((who, _),) = _people([(name, result)])
+    return _person([(name, result)], [0], who, by, year, at)
+
+
+def rows_tell_whose(result: PageResult) -> bool:
+    """Whether ``metrics`` reads the rows of ``result`` to tell whose page it is or which listing its rows are
+    of (beyond the co-authors of people of one name, which ``Known.whole`` brings): a paper's own page (its
+    source is the paper), a page that names nobody (it joins a person by its papers), a profile with neither
+    an id on its site nor a URL (its listing is the one its rows' ids name)."""
+    profile = result.profile
+    return (result.page == "publication" or profile is None or not identifiable(result)
+            or not (id_value(profile.ids, result.site) or profile.url))
+
+
+def _person_of(pages: list[tuple[str | None, PageResult]], indexes: list[int], who: Who, by: By, year: int | None,
+               at: str | None, known: Known) -> PersonMetrics:
+    """A person's figures: those ``known`` worked out, for a person of one page, else computed from the
+    pages, whole."""
+    if len(indexes) == 1 and (found := known.alone(pages[indexes[0]][1])):
+        return found
+    known.whole(pages, indexes)
+    return _person(pages, indexes, who, by, year, at)
 
 
 def _fetched_after(result: PageResult, at: str) -> bool:
@@ -104,16 +160,24 @@ def _fetched_after(result: PageResult, at: str) -> bool:
     return bool(fetched) and (fetched or "")[:len(at)] > at
 
 
-def _people(pages: Pages) -> list[tuple[tuple[str | None, dict[str, str]], list[int]]]:
+def _people(pages: list[tuple[str | None, PageResult]], known: Known | None = None) -> list[tuple[Who, list[int]]]:
     """Each person (name, ids) with the indexes of their pages, in the order of their first page. A page
     that names nobody joins the person of its listing (Scholar's "Show more" rows, whose ids name their
     profile: ``merge.listing_of``), else the one person it shares at least ``MIN_SHARED_PAPERS`` merged
-    papers with (Scholar's saved table); else it is a person of its own."""
+    papers with (Scholar's saved table); else it is a person of its own. The rows read on the way (the
+    co-authors of people of one name, every page's papers when a nameless page lists some) are made
+    ``whole`` by ``known`` first."""
+    known = known or Known()
+    if known.rowless:
+        known.whole(pages, same_name_pages(pages))
     found = [((person.name, id_values(person.ids, person_id_kinds())), indexes) for person, indexes in people(pages)]
     named = {i for _, indexes in found for i in indexes}
     alone = [i for i in range(len(pages)) if i not in named]
     joined = _joined_by_listing(pages, [indexes for _, indexes in found], alone)
-    joined |= _joined_by_papers(pages, [indexes for _, indexes in found], [i for i in alone if i not in joined])
+    unjoined = [i for i in alone if i not in joined]
+    if any(pages[i][1].publications for i in unjoined):  # pages that name nobody hold their rows
+        known.whole(pages, range(len(pages)))
+    joined |= _joined_by_papers(pages, [indexes for _, indexes in found], unjoined)
     for i, person in joined.items():
         found[person][1].append(i)
     found = [(who, sorted(indexes)) for who, indexes in found]
@@ -185,7 +249,7 @@ def _label(pages: Pages, indexes: Sequence[int], name: str | None) -> str | None
     return first.url or (PurePath(first_name).name if first_name else None)
 
 
-def _person(pages: Pages, indexes: list[int], who: tuple[str | None, dict[str, str]], by: By, year: int | None,
+def _person(pages: Pages, indexes: list[int], who: Who, by: By, year: int | None,
             at: str | None) -> PersonMetrics:
     name = _label(pages, indexes, who[0])
     as_of = _as_of(pages, indexes, year, at)
@@ -293,14 +357,20 @@ def _listing_shortfall(items: Sequence[Item], pages: Pages, indexes: Sequence[in
 def _row_shortfalls(rows: Sequence[Row]) -> list[Shortfall]:
     """The rows without a count, without a year, without a whole author list."""
     total = len(rows)
+    counts, years, authors, cut = zip(*rows, strict=True) if rows else ((), (), (), ())  # a column each, one pass
     lacking = {
-        "citations": (sum(1 for row in rows if row.citations is None), "rows have no citation count"),
-        "years": (sum(1 for row in rows if row.year is None), "rows have no year"),
-        "authors": (sum(1 for row in rows if not row.authors or row.authors_truncated),
+        "citations": (counts.count(None), "rows have no citation count"),
+        "years": (years.count(None), "rows have no year"),
+        "authors": (sum(map(_not_whole, authors, cut)),
                     "rows have no author list or one cut short (...)"),
     }
     return [Shortfall(input=name, rows=n, of=total, why=f"{n} of {total} {what}")  # type: ignore[arg-type]
             for name, (n, what) in lacking.items() if n]
+
+
+def _not_whole(authors: int | None, cut: bool) -> bool:
+    """Whether a row's author list is missing or cut short."""
+    return not authors or cut
 
 
 # --- two sources of one person side by side --------------------------------------------------------
