@@ -1,12 +1,15 @@
 """Scholar parse speed against two floors measured in the same run: ``lxml.html.fromstring`` of the same
 bytes (the bare tree), and that tree plus the XPaths that read the same fields (``xpath_floor``).
 
-    PUBHARVEST_CORPUS=../shared/research python bench/bench_scholar.py [--repeat 201]
+    PUBHARVEST_CORPUS=../shared/research python bench/bench_scholar.py [--repeat 201] [--pages DIR...]
 
 Prints, per real profile page and for the 1,114-row fragment, the parse and each floor run in turn
 (``figures.interleaved``: CPU time, min and median) and their ratios (goals: 2x the bare tree and 1.3x
-the XPath floor for a profile page, 2.5x the bare tree for the fragment), then the start-up time of
-``pubharvest --help`` beside a bare ``python -c pass``. Nothing here is a timed test.
+the XPath floor for a profile page, 2.5x the bare tree for the fragment); then every saved Scholar page
+under ``--pages`` (default: the corpus's and the fixtures' Scholar folders), parsed one after another in
+one process beside ``fromstring`` of each (goal 2x: a whole collection of saved pages, refusals included);
+then the start-up time of ``pubharvest --help`` beside a bare ``python -c pass``. Nothing here is a timed
+test.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ FRAGMENT = CORPUS / "scholar" / "fragment_rows_qc6CJjYAAAAJ_einstein_gssa_2021.h
 PAGES = [*sorted((CORPUS / "scholar").glob("profile_*.html")), FRAGMENT]
 GOALS = {"profile": 2.0, "rows": 2.5}
 XPATH_GOAL = 1.3
+COLLECTION_GOAL = 2.0
+SAVED_SUFFIXES = (".html", ".htm", ".txt")
 
 
 def median_seconds(work, repeat: int) -> float:
@@ -89,10 +94,37 @@ def against_lxml(data: bytes, goal: float, repeat: int = 201) -> str:
     return interleaved(partial(parsers.parse, data), partial(raw_lxml, data), repeat).line(goal)
 
 
+def saved_pages(folders: list[Path]) -> list[bytes]:
+    """Every saved page under ``folders`` (any depth), in a stable order."""
+    return [path.read_bytes() for folder in folders for path in sorted(folder.rglob("*"))
+            if path.is_file() and path.suffix.lower() in SAVED_SUFFIXES]
+
+
+def parse_all(pages: list[bytes]) -> None:
+    """Each page parsed as ``parse`` would, a refusal counting as the page's answer."""
+    for data in pages:
+        try:
+            parsers.parse(data)
+        except parsers.ParseError:
+            pass
+
+
+def fromstring_all(pages: list[bytes]) -> None:
+    for data in pages:
+        try:
+            raw_lxml(data)
+        except (etree.ParserError, ValueError):  # an empty or text page has no tree: the parse refuses it too
+            pass
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--repeat", type=int, default=201, help="runs of each (31 for pages over 500 KB)")
-    repeat = options.parse_args().repeat
+    options.add_argument("--pages", type=Path, nargs="*", metavar="DIR",
+                         default=[CORPUS / "scholar", ROOT / "fixtures" / "scholar"],
+                         help="folders of saved Scholar pages for the collection figure")
+    args = options.parse_args()
+    repeat = args.repeat
     print(f"{'page':46} {'rows':>5} {'floor':>6} {HEADER}")
     for page in PAGES:
         data = page.read_bytes()
@@ -104,6 +136,13 @@ def main() -> None:
         for name, floor, goal in floors:
             paired = interleaved(partial(parsers.parse, data), partial(floor, data), runs)
             print(f"{page.name[:46]:46} {len(result.publications):5d} {name:>6} {paired.line(goal)}")
+    collection = saved_pages(args.pages)
+    if collection:
+        paired = interleaved(partial(parse_all, collection), partial(fromstring_all, collection), 11)
+        size = sum(map(len, collection)) / 1e6
+        rate = len(collection) / paired.work[1]
+        print(f"{f'{len(collection)} saved pages, {size:.1f} MB, one process':46} {'':5} {'lxml':>6} "
+              f"{paired.line(COLLECTION_GOAL)}  ({rate:.0f} pages/s)")
     cli = [sys.executable, "-m", "pubharvest.cli", "--help"]
     bare = [sys.executable, "-c", "pass"]
     run = lambda cmd: subprocess.run(cmd, capture_output=True, check=True)  # noqa: E731
