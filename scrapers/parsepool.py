@@ -48,10 +48,9 @@ def default_workers() -> int:
     """How many processes parse pages when the job file does not say: the cores the job may run on that
     are idle (its cores less the load average of the last minute, to the nearest), but one, which the
     event loop and the writer thread share (their work per page is more than a worker's parse of it). None
-    on a machine whose
-    cores are busy: a worker then only adds the cost of sending each page there and back and of the
-    second refusal check (a tenth of the job's CPU on 100-row pages, bench/README.md), for no core of
-    its own.
+    on a machine whose cores are busy: a worker then only adds the cost of sending each page there and
+    back and of the second refusal check (a tenth of the job's CPU on 100-row pages, bench/README.md),
+    for no core of its own.
 
     >>> default_workers() >= 0
     True
