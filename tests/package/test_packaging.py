@@ -13,12 +13,14 @@ from conftest import ROOT
 from projectfiles import module_files
 
 IMPORT_ALL = """
-import importlib, importlib.util, pkgutil, pubharvest
+import importlib, importlib.util, pkgutil, pubharvest, pubharvest.parsers, pubharvest.scrapers
 optional = {"pubharvest.scrapers.crawl": "scrapy", "pubharvest.scrapers.workers": "redis"}
-for info in pkgutil.walk_packages(pubharvest.__path__, "pubharvest."):
-    if info.name in optional and importlib.util.find_spec(optional[info.name]) is None:
-        continue
-    importlib.import_module(info.name)
+# parsers/ and scrapers/ are installed from folders of their own, which walking pubharvest.__path__ misses
+for package in (pubharvest, pubharvest.parsers, pubharvest.scrapers):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if info.name in optional and importlib.util.find_spec(optional[info.name]) is None:
+            continue
+        importlib.import_module(info.name)
 from pubharvest import parse, detect, ParseError, PubharvestError
 print("ok")
 """
