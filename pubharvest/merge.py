@@ -40,7 +40,9 @@ import msgspec
 from pubharvest.parsers import site_info
 from pubharvest.parsers.identifiers import arxiv_of_doi
 from pubharvest.parsers.records import (
+    CitedBy,
     Ids,
+    OpenAccess,
     PageResult,
     Profile,
     Provenance,
@@ -113,6 +115,9 @@ class SourceRecord(Bibliographic, kw_only=True):
     flags: list[str] = []  # noqa: RUF012 (a Struct: msgspec gives each instance its own empty list)
     run: str | None = None  # the job run and fetch time of the page (records a job wrote)
     fetched_at: str | None = None
+    # what a service asked with ``--enrich`` said of it (``Publication.open_access`` and ``cited_by``)
+    open_access: OpenAccess | None = None
+    cited_by: list[CitedBy] = []  # noqa: RUF012 (a Struct, as above)
 
 
 class Match(_Merged, kw_only=True):
@@ -129,6 +134,8 @@ class Paper(Bibliographic, kw_only=True):
     key: str  # its BibTeX key and CSL id
     citations_max: int | None = None  # the highest count among the sources
     citations_latest: int | None = None  # the count of the most recently fetched source (records a job wrote)
+    open_access: OpenAccess | None = None  # the first source's that has it (``--enrich``)
+    cited_by: list[CitedBy] = []  # noqa: RUF012 (a Struct, as above): each service's latest answer (``--enrich``)
     sources: list[SourceRecord]
     matched_by: list[Match] = []  # noqa: RUF012 (a Struct, as above)
 
@@ -532,11 +539,32 @@ def build_paper(sources: list[SourceRecord], matches: list[Join], keys: Keys) ->
         container=primary.container, volume=primary.volume, issue=primary.issue, pages=primary.pages,
         citations_max=max((s.citations for s in sources if s.citations is not None), default=None),
         citations_latest=latest_count(sources),
+        open_access=next((s.open_access for s in sources if s.open_access), None),
+        cited_by=latest_cited_by(sources),
         sources=sources,
         matched_by=[Match(reason=r, value=v, sources=[i, j]) for i, j, r, v in matches],
     )
     paper.key = keys.key(paper)
     return paper
+
+
+def latest_cited_by(sources: Sequence[SourceRecord]) -> list[CitedBy]:
+    """Each service's count of a paper's citations as its sources give it (``--enrich``): of one service's
+    answers, the latest dated (the first of equal dates), in the order the services first appear.
+
+    >>> old, new = CitedBy(source="openalex", citations=3, date="2026-01-02"), CitedBy(source="openalex", citations=5)
+    >>> new.date = "2026-03-01"
+    >>> [c.citations for c in latest_cited_by([SourceRecord(site="scholar", cited_by=[old]),
+    ...                                        SourceRecord(site="elamur", cited_by=[new])])]
+    [5]
+    """
+    chosen: dict[str, CitedBy] = {}
+    for source in sources:
+        for answer in source.cited_by:
+            kept = chosen.get(answer.source)
+            if kept is None or (answer.date or "") > (kept.date or ""):
+                chosen[answer.source] = answer
+    return list(chosen.values())
 
 
 def latest_count(sources: Sequence[SourceRecord]) -> int | None:

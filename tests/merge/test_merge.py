@@ -19,7 +19,19 @@ import pubharvest.parsers as parsers
 from pubharvest.cli import main
 from pubharvest.errors import ExitCode
 from pubharvest.merge import MergeResult, Paper, merge, merged_json_schema
-from pubharvest.parsers.records import Coauthor, Ids, PageResult, Profile, Publication, PublicationIds, to_builtins
+from pubharvest.parsers.records import (
+    CitedBy,
+    Coauthor,
+    Ids,
+    OpenAccess,
+    PageResult,
+    Profile,
+    Publication,
+    PublicationIds,
+    YearCitations,
+    to_builtins,
+    to_json,
+)
 
 # Relative names, as the expected file records them in ``sources[].input``.
 SEEDS = ["fixtures/scholar/003_9ea93ed9343d2054.txt", "fixtures/msr/001_0be51d225ce2b3fb.txt",
@@ -321,3 +333,27 @@ def test_arxivs_own_doi_joins_the_preprint_by_its_arxiv_id() -> None:
     [paper] = merge([("a", doi), ("b", row)]).papers
     assert [m.reason for m in paper.matched_by] == ["arxiv"]
     assert (paper.ids.doi, paper.ids.arxiv) == ("10.48550/arxiv.2101.06840", "2101.06840")
+
+
+def test_what_enrich_added_is_kept_on_the_merged_paper_and_each_source(capsys, tmp_path: Path) -> None:
+    # Two records of one paper (one DOI), each enriched on another day: OpenAlex counted 3 citing works on
+    # 2 January and 5 on 1 March; only the Scholar record got an open-access answer.
+    doi = PublicationIds(doi="10.1145/3448016.3452841")
+    oa = OpenAccess(is_oa=True, status="green", url="https://arxiv.org/pdf/2104.00001")
+    january = CitedBy(source="openalex", citations=3, by_year=[YearCitations(year=2025, citations=3)],
+                      date="2026-01-02")
+    march = CitedBy(source="openalex", citations=5, by_year=[YearCitations(year=2025, citations=3),
+                                                             YearCitations(year=2026, citations=2)], date="2026-03-01")
+    scholar = PageResult(site="scholar", page="rows", publications=[Publication(
+        title="VQF", year=2021, ids=doi, open_access=oa, cited_by=[january])])
+    msr = PageResult(site="msr", page="publication", publications=[Publication(
+        title="VQF", year=2021, ids=doi, cited_by=[march])])
+    for name, page in (("scholar.json", scholar), ("msr.json", msr)):
+        (tmp_path / name).write_bytes(to_json(page))
+    assert main(["merge", str(tmp_path / "scholar.json"), str(tmp_path / "msr.json")]) == 0
+    [paper] = json.loads(capsys.readouterr().out)["papers"]
+    assert paper["open_access"] == {"is_oa": True, "status": "green", "url": "https://arxiv.org/pdf/2104.00001"}
+    assert [(c["source"], c["citations"], c["date"]) for c in paper["cited_by"]] == [("openalex", 5, "2026-03-01")]
+    assert [(s["site"], s["open_access"] is not None, [c["citations"] for c in s["cited_by"]])
+            for s in paper["sources"]] == [("scholar", True, [3]), ("msr", False, [5])]
+    jsonschema.validate({"papers": [paper]}, merged_json_schema())
