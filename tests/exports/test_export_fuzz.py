@@ -6,6 +6,7 @@ CSL-JSON is read back as JSON."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,7 +17,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pubharvest.bibtex import bibtex
-from pubharvest.csl import csl_items
+from pubharvest.csl import csl_item, csl_item_json, csl_items
+from pubharvest.keys import STOP_WORDS, ascii_letters, base_key
 from pubharvest.parsers.records import Publication, PublicationIds
 
 INJECTION = "112}} @misc{injected, title={x}}\n@article{second,"
@@ -76,3 +78,34 @@ def test_biber_reads_as_many_entries_as_were_written(tmp_path: Path) -> None:
     read_back = bibtexparser.parse_string((tmp_path / "out.bib").read_text(encoding="utf-8"))
     assert len(read_back.entries) == len(batch), done.stdout[-2000:]
     assert "ERROR" not in done.stdout, done.stdout[-2000:]
+
+
+@st.composite
+def citable(draw: st.DrawFn) -> Publication:
+    """``publications`` with what decides a CSL item's other fields: a type, a date, an arXiv id or DOI, a cut
+    author list, report and patent venues."""
+    pub = draw(publications())
+    pub.type = draw(st.sampled_from([None, "article-journal", "paper-conference", "report", "patent", "preprint"]))
+    pub.date = draw(st.sampled_from([None, "2021", "2021-05", "2021-05-07", "May 2021"]))
+    pub.authors_truncated = draw(st.booleans())
+    pub.venue = draw(st.sampled_from([pub.venue, "arXiv preprint arXiv:2101.06840", "MSR-TR-2020-12",
+                                      "Proceedings of SC'23, 1-12", "US Patent 11,080,123"]))
+    pub.ids.doi = draw(st.sampled_from([None, "10.1145/3448016.3452841"]))
+    pub.ids.arxiv = draw(st.sampled_from([pub.ids.arxiv, None, "2101.06840"]))
+    return pub
+
+
+@settings(max_examples=400)
+@given(citable(), st.sampled_from(["ren2021zero", 'k"\\ey', "ключ"]))
+def test_the_csl_item_written_as_text_is_json_dumps_of_the_item(pub: Publication, key: str) -> None:
+    # The CSL-JSON writer writes each item as text (csl_item_json); csl_item gives the same item as a dict.
+    assert csl_item_json(pub, key) == json.dumps(csl_item(pub, key), ensure_ascii=False)
+
+
+@settings(max_examples=400)
+@given(st.one_of(st.none(), st.text(max_size=60), st.lists(st.sampled_from(
+    ["a", "the", "of", "on", "2021", "ZeRO", "x2", "über", "-", " ", "3d", "an"]), max_size=6).map(" ".join)))
+def test_a_keys_title_word_is_the_first_word_neither_a_stop_word_nor_a_number(title: str | None) -> None:
+    words = re.findall(r"[a-z0-9]+", ascii_letters(title or ""))
+    word = next((w for w in words if w not in STOP_WORDS and not w.isdigit()), "")
+    assert base_key(Publication(title=title)) == f"anon{word}"
