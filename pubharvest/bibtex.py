@@ -32,13 +32,12 @@ from typing import NamedTuple
 
 from .citable import (
     PREPRINT,
-    Bibliographic,
     Citable,
     VenueParts,
     citable_parts,
     container_of,
     csl_type,
-    issued_parts,
+    date_parts,
     number_of,
     shown_title,
     venue_parts,
@@ -290,7 +289,7 @@ def _fields(pub: Citable, kind: str | None, venue: _VenueTexts, entry: str,
 @functools.lru_cache(maxsize=1 << 12)  # a few hundred distinct years and dates
 def _year_month(year: int | None, date: str | None) -> tuple[str | None, str | None]:
     """The ``year`` and ``month`` values of a record's year and ISO date."""
-    parts = issued_parts(Bibliographic(year=year, date=date)) or []
+    parts = date_parts(year, date) or []
     return (str(parts[0]) if parts else None,
             MONTHS[parts[1] - 1] if len(parts) > 1 and 1 <= parts[1] <= 12 else None)
 

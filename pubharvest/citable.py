@@ -194,6 +194,15 @@ def issued_parts(pub: Citable) -> list[int] | None:
     >>> issued_parts(Publication(year=2024, date="2024-05")), issued_parts(Publication(year=2020))
     ([2024, 5], [2020])
     """
-    if pub.date and _ISO_DATE.fullmatch(pub.date):
-        return [int(part) for part in pub.date.split("-")]
-    return [pub.year] if pub.year else None
+    return date_parts(pub.year, pub.date)
+
+
+def date_parts(year: int | None, date: str | None) -> list[int] | None:
+    """``issued_parts`` of a record's ``year`` and ``date``.
+
+    >>> date_parts(2024, "2024-05-07"), date_parts(2024, "May 2024"), date_parts(None, None)
+    ([2024, 5, 7], [2024], None)
+    """
+    if date and _ISO_DATE.fullmatch(date):
+        return [int(part) for part in date.split("-")]
+    return [year] if year else None

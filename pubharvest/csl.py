@@ -24,11 +24,11 @@ from typing import Any
 
 from .citable import (
     PREPRINT,
-    Bibliographic,
     Citable,
     citable_parts,
     container_of,
     csl_type,
+    date_parts,
     issued_parts,
     number_of,
     shown_title,
@@ -175,7 +175,7 @@ def _authors_json(pub: Citable) -> str:
 
 @functools.lru_cache(maxsize=1 << 12)  # a few hundred distinct years and dates
 def _issued_json(year: int | None, date: str | None) -> str:
-    return _FIELD_OPENINGS["issued"] + _ENCODE({"date-parts": [issued_parts(Bibliographic(year=year, date=date))]})
+    return _FIELD_OPENINGS["issued"] + _ENCODE({"date-parts": [date_parts(year, date)]})
 
 
 # Fields whose values repeat across papers (types, venues and their parts, publishers): each distinct
