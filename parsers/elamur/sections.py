@@ -1,4 +1,4 @@
-"""The page read into sections: markdown-it for the blocks, and a scanner for the long lists."""
+"""The page read into sections: its blocks by ``plain_blocks`` or markdown-it, and a scanner for the long lists."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 from ..text import clean
 from ._base import Block, Item, Run, Section
 from .kinds import ENGLISH_TITLES
+from .plain import BlockRuns, flanking, plain_blocks
 
 # Shapes that start a block in the one-line form: the English section headings and decade headings, the title
 # heading (found by the intro line or the breadcrumb that repeats the name), and list items.
@@ -68,8 +69,15 @@ def _with_newlines(body: str, head: bool = True) -> str:
 
 
 def _markdown_sections(body: str) -> list[Section]:
-    """The page cut into sections at its ``##`` headings, each a list of blocks of inline runs."""
-    sections = [Section("")]
+    """The page cut into sections at its ``##`` headings, each a list of blocks of inline runs: read by
+    ``plain_blocks`` when the body holds only plain CommonMark, else by markdown-it."""
+    blocks = plain_blocks(body)
+    return _sectioned(_token_blocks(body) if blocks is None else blocks)
+
+
+def _token_blocks(body: str) -> list[BlockRuns]:
+    """The blocks of ``body`` as markdown-it reads them: heading level, list item kind, inline runs."""
+    found: list[BlockRuns] = []
     level = 0
     in_item = 0
     lists: list[bool] = []  # whether each open list is numbered
@@ -85,15 +93,23 @@ def _markdown_sections(body: str) -> list[Section]:
         elif token.type == "heading_open":
             level = int(token.tag[1:])
         elif token.type == "inline":
-            runs = _inline_runs(token)
-            if level == 2:
-                sections.append(Section(clean("".join(r.text for r in runs))))
-            elif level:
-                sections[-1].blocks.append(Block("heading", runs, level))
-            else:
-                sections[-1].blocks.append(Block("item", runs, ordered=lists[-1]) if in_item
-                                           else Block("paragraph", runs))
+            found.append((level, lists[-1] if in_item else None, _inline_runs(token)))
             level = 0
+    return found
+
+
+def _sectioned(blocks: list[BlockRuns]) -> list[Section]:
+    """The blocks cut into sections at their level-2 headings."""
+    sections = [Section("")]
+    for level, ordered, runs in blocks:
+        if level == 2:
+            sections.append(Section(clean("".join(r.text for r in runs))))
+        elif level:
+            sections[-1].blocks.append(Block("heading", runs, level))
+        elif ordered is not None:
+            sections[-1].blocks.append(Block("item", runs, ordered=ordered))
+        else:
+            sections[-1].blocks.append(Block("paragraph", runs))
     return sections
 
 
@@ -289,28 +305,11 @@ def _runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
     """Whether runs with these neighbours open, close, open, close, ... in turn (none nested)."""
     opening = True
     for before, after in sides:
-        left, right = _flanking(before, after or " ")
+        left, right = flanking(before, after or " ")
         if not (left if opening else right):
             return False
         opening = not opening
     return True
-
-
-@lru_cache(maxsize=65536)  # bounded: a hostile page may put a star between any two characters
-def _flanking(before: str, after: str) -> tuple[bool, bool]:
-    """Whether a ``*`` run between the characters ``before`` and ``after`` is left-flanking (may open)
-    and right-flanking (may close), as markdown-it decides."""
-    last_punct, last_space = _char_kind(before)
-    next_punct, next_space = _char_kind(after)
-    return (not (next_space or (next_punct and not (last_space or last_punct))),
-            not (last_space or (last_punct and not (next_space or next_punct))))
-
-
-def _char_kind(char: str) -> tuple[bool, bool]:
-    """Whether markdown-it counts ``char`` as punctuation, and as whitespace, next to a ``*`` run."""
-    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
-
-    return isMdAsciiPunct(ord(char)) or isPunctChar(char), isWhiteSpace(ord(char))
 
 
 def _add_slow(sections: list[Section], text: str, pos: int, stop: int) -> bool:

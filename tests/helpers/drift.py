@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import pairwise
 from typing import Any
 
 from pubharvest.errors import ParseError
+from pubharvest.parsers.elamur.kinds import ENGLISH_TITLES
 from pubharvest.parsers.records import PageResult, to_builtins
 
 
@@ -408,3 +409,41 @@ def doi_address_variants(page: str) -> Iterator[tuple[str, str]]:
     yield "a tracking query", re.sub(r'(href="[^"?]*/doi/[^"?]*)"', r'\1?src=recsys&amp;journalCode=x"', page)
     yield "the DOI in capitals", re.sub(r'(href="[^"]*/doi/(?:abs/|full/|pdf/)?)(10\.[^"]+)"',
                                        lambda m: m.group(1) + m.group(2).upper() + '"', page)
+
+
+# Elamur's labels, changed or in another language: the metrics are read by their links' addresses.
+ELAMUR_LABELS = [("h-index", "índice h"), ("h-index", "H index"), (" works](", " trabajos]("),
+                 (" citations](", " citas]("), ("works in our library", "obras en nuestra biblioteca"),
+                 ("Cited ", "Citado "), ("Paper Stars ranking", "Clasificación"),
+                 ("more in our library without a page yet", "más sin página"), ("Elsewhere:", "En otros sitios:")]
+
+
+def elamur_variants(text: str) -> list[Variant]:
+    """Elamur's variants: each label changed, the head's numbers in words, the front matter removed,
+    OpenAlex's link addresses changed, every link made plain text; the sections' headings, leads and
+    item words in Spanish and in German, the sections reordered, each heading's words changed and all
+    of them at once."""
+    found: list[Variant] = [(f"label {old!r} as {new!r}", text.replace(old, new), None) for old, new in ELAMUR_LABELS]
+    found += [(f"sections in {language}", elamur_translated(text, language), None) for language in ("es", "de")]
+    found += [("sections reordered", elamur_reordered(text), None),
+              ("sections in Spanish, reordered", elamur_reordered(elamur_translated(text, "es")), None),
+              ("every heading's words changed", heading_renamed(text, ENGLISH_TITLES), None)]
+    found += [(f"heading {title!r} changed", heading_renamed(text, [title]), None) for title in ENGLISH_TITLES]
+    found += [
+        ("the head's numbers in words", numbers_as_words(text, r"\[[^\]\d]*(?P<n>\d[\d,]*)[^\]\d]*\]\(https://openalex"),
+         None),
+        ("front matter removed", without_front_matter(text), None),
+        ("OpenAlex author path", text.replace("openalex.org/authors/", "openalex.org/people/"), None),
+        ("filter= renamed", renamed_parameter(text, "filter"), lambda page: page.replace("filter_v2=", "filter=")),
+        ("sort= renamed", renamed_parameter(text, "sort"), lambda page: page.replace("sort_v2=", "sort=")),
+        ("links made text", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text), None),
+    ]
+    return [(label, variant, restore) for label, variant, restore in found if variant != text]
+
+
+def heading_renamed(text: str, titles: Iterable[str]) -> str:
+    """``text`` with each level-2 heading of ``titles`` made one word of no language (no digit: a count
+    of the lead must stay the lead's one number)."""
+    for title in titles:
+        text = re.sub(rf"(?<!\S)## {re.escape(title)}(?![\w,])", "## Abschnitt", text)
+    return text

@@ -1,5 +1,5 @@
-"""An enlarged Elamur page: the scanner that reads the long lists gives the records
-markdown-it gives, in both forms, and each copied paper is the small page's paper under its new name."""
+"""An enlarged Elamur page: the scanner that reads the long lists (and the plain reading of the rest) gives
+the records markdown-it gives, in both forms, and each copied paper is the small page's paper under its new name."""
 
 from __future__ import annotations
 
@@ -67,6 +67,7 @@ def test_the_scanner_reads_what_markdown_it_reads(monkeypatch: pytest.MonkeyPatc
     taken = []
     real = elamur_sections._scanned
     monkeypatch.setattr(elamur_sections, "_scanned", lambda *args: taken.append(real(*args)))  # None: markdown-it
+    monkeypatch.setattr(elamur_sections, "plain_blocks", lambda body: None)  # and nothing read plain
     assert [records(ODD), records(one_line(ODD))] == fast
     quoted = records(QUOTED)
     monkeypatch.setattr(elamur_sections, "_scanned", real)
@@ -101,4 +102,5 @@ def test_odd_pages_read_the_same_by_scanner_and_markdown_it(variant: str, monkey
     page = VARIANTS[variant]
     fast = records(page)
     monkeypatch.setattr(elamur_sections, "_scanned", lambda *args: None)
+    monkeypatch.setattr(elamur_sections, "plain_blocks", lambda body: None)
     assert records(page) == fast
