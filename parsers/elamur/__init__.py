@@ -36,12 +36,8 @@ from ._base import (
     page_url,
     without_comments,
 )
-from .kinds import sections_by_kind
-from .profile import read_profile
-from .publications import read_publications, split_title
-from .sections import read_sections
 
-__all__ = ["SITE", "sniff", "parse", "split_title"]
+__all__ = ["SITE", "sniff", "parse"]
 
 
 def sniff(doc: Document) -> str | None:
@@ -69,6 +65,11 @@ def parse(doc: Document) -> PageResult:
     if updated is None:
         raise Truncated("the Elamur author page stops before its closing \"Updated <date>\" line: "
                         "the file was cut short")
+    from .kinds import sections_by_kind  # the readers: imported only when an Elamur page is read
+    from .profile import read_profile
+    from .publications import read_publications
+    from .sections import read_sections
+
     sections = read_sections(text, front.end() if front else start)
     result = PageResult(site=SITE.name, page="profile", url=url)
     kinds = sections_by_kind(sections, result)

@@ -4,9 +4,11 @@
 ``rows`` (publication rows, bare row fragments and the "show more" payload), ``publication``
 (one paper's page), ``coauthors`` (the co-author list), ``saved_table`` (the profile table copied
 as text) and ``search`` (search results and author search), all on ``_base`` (the lxml toolkit,
-URL and id helpers, cut checks, ``SITE``). Imports run one way: this module -> the kinds -> rows
--> _base. Selectors and quirks are described in docs/scholar.md. Everything is read by ids and
-classes, never by the (localised) labels.
+URL and id helpers, cut checks) and ``identity`` (``SITE``). Imports run one way: this module -> the
+kinds -> rows -> _base -> identity. This module imports a kind (and lxml) only when a page may be of
+it: the registry asks Scholar first of every page, and a Markdown page has no use for them.
+Selectors and quirks are described in docs/scholar.md. Everything is read by ids and classes, never
+by the (localised) labels.
 
 >>> doc = Document.from_input('<tr class="gsc_a_tr"><td class="gsc_a_t"><a class="gsc_a_at" '
 ...     'href="/citations?citation_for_view=AAAAAAAAAAAJ:u5HHmVD_uO8C">{Zero}: a test</a>'
@@ -21,23 +23,19 @@ classes, never by the (localised) labels.
 from __future__ import annotations
 
 import re
-
-from lxml import etree
+from functools import cache
+from typing import TYPE_CHECKING
 
 from pubharvest.errors import Blocked, LayoutChanged, NotFoundOrPrivate, Unrecognised
 
 from ..page import Document
 from ..records import PageResult
-from ._base import SITE
-from .coauthors import coauthors_payload, parse_coauthors
-from .legacy import is_legacy_profile, parse_legacy_profile, refuse_cut_legacy_page
-from .profile import parse_profile
-from .publication import parse_publication
-from .rows import parse_rows_page, payload_rows
-from .saved_table import looks_like_saved_table, parse_saved_table, split_title_authors_venue
-from .search import is_author_search_page, is_search_page, parse_author_search, parse_search
+from .identity import SITE
 
-__all__ = ["SITE", "refuse", "sniff", "parse", "split_title_authors_venue"]
+if TYPE_CHECKING:
+    from lxml import etree
+
+__all__ = ["SITE", "refuse", "sniff", "parse"]
 
 _HEADER_MARKERS = ('id="gsc_prf_in"', "id='gsc_prf_in'", "id=gsc_prf_in>", "id=gsc_prf_in ")
 _ROW_FRAGMENT = re.compile(r'^\s*<tr class="?gsc_a_tr', re.I)
@@ -86,19 +84,23 @@ def _is_captcha(doc: Document, head: str) -> bool:
         return False
     if not (doc.contains("captcha") or doc.contains("/sorry/")):  # the cheap scan before building the tree
         return False
-    return bool(_CAPTCHA_MARKUP(doc.selector.root))
+    return bool(_captcha_markup()(doc.selector.root))
 
 
-# Markup only Google's block pages hold: div#gs_captcha_ccl and
-# form#gs_captcha_f (Scholar), form#captcha-form and div#recaptcha on google.com/sorry/, the DoS
-# interstitial's rc-doscaptcha-body, and the reCAPTCHA widget or script inside a form.
-_CAPTCHA_MARKUP = etree.XPath(
-    "//*[@id='gs_captcha_ccl' or @id='gs_captcha_f' or @id='captcha-form']"
-    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' rc-doscaptcha-body ')]"
-    " | //form[contains(@action, '/sorry/')]"
-    " | //form//*[@id='recaptcha' or contains(concat(' ', normalize-space(@class), ' '), ' g-recaptcha ')]"
-    " | //script[contains(@src, '/recaptcha/')][//form]"
-)
+@cache
+def _captcha_markup() -> etree.XPath:
+    """Markup only Google's block pages hold: div#gs_captcha_ccl and form#gs_captcha_f (Scholar),
+    form#captcha-form and div#recaptcha on google.com/sorry/, the DoS interstitial's rc-doscaptcha-body,
+    and the reCAPTCHA widget or script inside a form."""
+    from lxml import etree
+
+    return etree.XPath(
+        "//*[@id='gs_captcha_ccl' or @id='gs_captcha_f' or @id='captcha-form']"
+        " | //*[contains(concat(' ', normalize-space(@class), ' '), ' rc-doscaptcha-body ')]"
+        " | //form[contains(@action, '/sorry/')]"
+        " | //form//*[@id='recaptcha' or contains(concat(' ', normalize-space(@class), ' '), ' g-recaptcha ')]"
+        " | //script[contains(@src, '/recaptcha/')][//form]"
+    )
 
 
 def _is_google_signin(head: str) -> bool:
@@ -114,11 +116,7 @@ def sniff(doc: Document) -> str | None:
     here with a message saying what they are.
     """
     if not doc.is_html:
-        if coauthors_payload(doc) is not None:
-            return "coauthors"
-        if payload_rows(doc) is not None:
-            return "rows"
-        return "publication_list" if looks_like_saved_table(doc.text) else None
+        return _text_kind(doc)
     head = doc.head
     # The header can sit past the first 100 KB (inline styles and scripts come first).
     if doc.contains_any("gsc_prf_in", _HEADER_MARKERS):
@@ -128,9 +126,9 @@ def sniff(doc: Document) -> str | None:
     kind = _sniff_publication_or_coauthors(doc)
     if kind:
         return kind
-    if is_search_page(doc) or is_author_search_page(doc):
+    if _is_search_page(doc) or _is_author_search_page(doc):
         return "search"
-    if is_legacy_profile(doc):
+    if _is_legacy_profile(doc):
         return "profile"
     _refuse_other_scholar_pages(doc)
     if any(host in head for host in SITE.hosts) and ("gsc_a_t" in head or "gsc_rsb" in head):
@@ -138,10 +136,60 @@ def sniff(doc: Document) -> str | None:
     return None
 
 
+_JSON_OBJECT = re.compile(r"\s*\{")  # ``\s``: the characters ``str.lstrip`` strips, without a copy
+
+
+def _text_kind(doc: Document) -> str | None:
+    """``coauthors`` or ``rows`` for a JSON payload of Scholar's, ``publication_list`` for the profile table
+    saved as text, else None. Each kind's test is asked only of text that may pass it: a JSON payload
+    starts with ``{``, the table's rows with ``|``."""
+    if _JSON_OBJECT.match(doc.text):
+        from .coauthors import coauthors_payload
+        from .rows import payload_rows
+
+        if coauthors_payload(doc) is not None:
+            return "coauthors"
+        if payload_rows(doc) is not None:
+            return "rows"
+    if "|" not in doc.text:
+        return None
+    from .saved_table import looks_like_saved_table
+
+    return "publication_list" if looks_like_saved_table(doc.text) else None
+
+
+def _is_search_page(doc: Document) -> bool:
+    """The 2020+ results list (``#gs_res_ccl``), or the 2016 one: ``#gs_ccl`` under the results bar
+    ``#gs_ab_md`` (2017 Citations pages such as the co-author list use ``#gs_ccl`` too, without the bar)."""
+    return doc.contains('id="gs_res_ccl"') or (doc.contains('id="gs_ccl"') and doc.contains('id="gs_ab_md"'))
+
+
+def _is_author_search_page(doc: Document) -> bool:
+    return doc.contains('id="gsc_sa_ccl"')
+
+
+def _is_legacy_profile(doc: Document) -> bool:
+    """Whether the page is a whole pre-2014 profile; ``LayoutChanged`` for a part of one (a body
+    saved without its document: no canonical link names the profile, nothing proves it whole)."""
+    # The single-publication page of that era shows the author's header too, without the table.
+    if not doc.contains('id="cit-name-display"') or not (doc.contains('id="stats"') or
+                                                         doc.contains('class="cit-table item"')):
+        return False
+    from .legacy import refuse_cut_legacy_page
+
+    refuse_cut_legacy_page(doc)
+    if not ("<html" in doc.head and doc.contains('rel="canonical"')):
+        raise LayoutChanged("part of a pre-2014 Scholar profile (cit-* markup) without its document: no "
+                            "canonical link names the profile and nothing shows the page whole; save the whole page")
+    return True
+
+
 def _refuse_other_scholar_pages(doc: Document) -> None:
     if doc.contains('id="gs_citt"'):
         raise Unrecognised("a Google Scholar \"Cite\" popup, not an author profile")
     if doc.contains_any(_LEGACY_CORE, ("cit-dark-link", 'class="cit-')):
+        from .legacy import refuse_cut_legacy_page
+
         refuse_cut_legacy_page(doc)
         raise LayoutChanged("a Google Scholar page in the pre-2014 layout (cit-* markup) that is not a whole "
                             "saved profile, which pubharvest does not read; save the whole page")
@@ -151,16 +199,29 @@ def parse(doc: Document) -> PageResult:
     """The records of one Scholar page (see ``sniff`` for the kinds)."""
     kind = doc.kind or sniff(doc)
     if kind == "profile":
-        return parse_legacy_profile(doc) if is_legacy_profile(doc) else parse_profile(doc)
+        from .legacy import parse_legacy_profile
+        from .profile import parse_profile
+
+        return parse_legacy_profile(doc) if _is_legacy_profile(doc) else parse_profile(doc)
     if kind == "search":
-        return parse_search(doc) if is_search_page(doc) else parse_author_search(doc)
+        from .search import parse_author_search, parse_search
+
+        return parse_search(doc) if _is_search_page(doc) else parse_author_search(doc)
     if kind == "rows":
+        from .rows import parse_rows_page
+
         return parse_rows_page(doc)
     if kind == "publication_list":
+        from .saved_table import parse_saved_table
+
         return parse_saved_table(doc)
     if kind == "publication":
+        from .publication import parse_publication
+
         return parse_publication(doc)
     if kind == "coauthors":
+        from .coauthors import parse_coauthors
+
         return parse_coauthors(doc)
     raise Unrecognised("not a Google Scholar profile page")
 _SNIFF_PUBLICATION = ('id="gsc_oci_table"', 'id="gsc_oci_title"')

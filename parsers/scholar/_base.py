@@ -1,4 +1,4 @@
-"""What every Scholar page kind reads with: the site's identity, the lxml toolkit (elements by id
+"""What every Scholar page kind reads with: the lxml toolkit (elements by id
 and by class, their text and attributes), URL and id helpers, and the check for a cut page."""
 
 from __future__ import annotations
@@ -10,22 +10,9 @@ from lxml import etree
 from lxml.etree import _Element as Element
 
 from pubharvest.errors import Truncated
-from pubharvest.siteregistry import TITLES
 
 from ..page import Document
-from ..site import SiteInfo
 from ..text import clean_or_none, findall_from
-
-SITE = SiteInfo(
-    name="scholar", title=TITLES["scholar"], base_url="https://scholar.google.com", hosts=("scholar.google.",),
-    id_pattern=r"[A-Za-z0-9_-]{8,20}", id_example="qc6CJjYAAAAJ",
-    profile_path="/citations?user={id}&hl=en&pagesize=100",
-    page_kinds=("profile", "rows", "publication_list", "publication", "coauthors", "search"),
-    paper_id_profile=r"([A-Za-z0-9_-]{8,20}):",  # a row's citation_for_view: UID:PUBID
-    block_markers=('id="gs_captcha_ccl"', "id=gs_captcha_ccl", 'id="captcha-form"', "id=captcha-form",
-                   "rc-doscaptcha-body"),
-    head_markers=("#gs_top",),  # the first rules of every Scholar page's style sheet since 2013
-)
 
 DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")
 # libxml2 indexes the id attributes of an HTML document, so XPath's id() is a lookup, not a walk.

@@ -18,7 +18,6 @@ from ..text import absolute_url, clean
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
-    SITE,
     as_elements,
     attr,
     element_text,
@@ -29,6 +28,7 @@ from ._base import (
     text_of,
     user_id,
 )
+from .identity import SITE
 from .rows import row_numbers
 
 _CARD_CLASSES = {"gsc_1usr_name": "name", "gs_ai_name": "name", "gsc_1usr_aff": "affiliation",

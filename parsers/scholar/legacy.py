@@ -20,7 +20,6 @@ from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     HEAD_LINKS,
-    SITE,
     as_elements,
     attr,
     class_names,
@@ -31,6 +30,7 @@ from ._base import (
     text_of,
     user_id,
 )
+from .identity import SITE
 from .rows import fill_authors_and_venue, origin_of, unread_links, warn_unread_fields
 
 _LEGACY_IDS = ("cit-name-display", "cit-affiliation-display", "cit-int-read", "cit-domain-display",
@@ -39,20 +39,6 @@ _LEGACY_ROWS = etree.XPath("//tr[contains(concat(' ', @class, ' '), ' cit-table 
                            "contains(concat(' ', @class, ' '), ' item ')]")
 _LEGACY_RANGE = re.compile(r"^\s*(\d+)\s*[-–]\s*(\d+)\s*$")
 _LEGACY_PAGER = etree.XPath("//form[@id='citationsForm']//span")
-
-
-def is_legacy_profile(doc: Document) -> bool:
-    """Whether the page is a whole pre-2014 profile; ``LayoutChanged`` for a part of one (a body
-    saved without its document: no canonical link names the profile, nothing proves it whole)."""
-    # The single-publication page of that era shows the author's header too, without the table.
-    if not doc.contains('id="cit-name-display"') or not (doc.contains('id="stats"') or
-                                                         doc.contains('class="cit-table item"')):
-        return False
-    refuse_cut_legacy_page(doc)
-    if not ("<html" in doc.head and doc.contains('rel="canonical"')):
-        raise LayoutChanged("part of a pre-2014 Scholar profile (cit-* markup) without its document: no "
-                            "canonical link names the profile and nothing shows the page whole; save the whole page")
-    return True
 
 
 def refuse_cut_legacy_page(doc: Document) -> None:

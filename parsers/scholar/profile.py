@@ -18,7 +18,6 @@ from ._base import (
     BY_ID,
     HEAD_LINKS,
     NUMBER,
-    SITE,
     as_elements,
     attr,
     by_class,
@@ -33,6 +32,7 @@ from ._base import (
     text_of,
     user_id,
 )
+from .identity import SITE
 from .rows import StreamedRows, warn_if_past_end
 
 _Z_INDEX = re.compile(r"z-index\s*:\s*(\d+)")

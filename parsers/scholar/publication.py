@@ -23,7 +23,6 @@ from ..text import absolute_url, clean, clean_or_none, clean_title, find_year, s
 from ..warning_codes import Warn
 from ._base import (
     BY_ID,
-    SITE,
     as_elements,
     attr,
     by_class,
@@ -35,6 +34,7 @@ from ._base import (
     text_of,
     user_id,
 )
+from .identity import SITE
 from .rows import classify_venue
 
 _PUB_IDS = frozenset({"gsc_oci_title", "gsc_oci_title_gg", "gsc_oci_table", "gsc_sb_ui", "gsc_vcpb", "gsc_oci_descr",

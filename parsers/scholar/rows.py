@@ -19,7 +19,8 @@ from ..page import Document, html_root_read
 from ..records import PageResult, Publication, PublicationIds
 from ..text import absolute_url, clean, clean_title, split_names, without_cut_mark
 from ..warning_codes import Warn
-from ._base import SITE, class_names, element_text, query_value
+from ._base import class_names, element_text, query_value
+from .identity import SITE
 
 _PATENT = re.compile(r"^(?:(?P<office>[A-Z]{2}) )?Patent\b\.?(?: App(?:lication)?\.?)?(?: Specification)? ?"
                      r"(?P<number>[\w/,.-]*\d[\w/,.-]*)?")

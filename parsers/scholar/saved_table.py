@@ -10,7 +10,8 @@ from ..page import Document
 from ..records import Coauthor, PageResult, Profile, Publication
 from ..text import clean, clean_or_none, clean_title, is_initials
 from ..warning_codes import Warn
-from ._base import DOMAIN, SITE
+from ._base import DOMAIN
+from .identity import SITE
 from .rows import NAME_WORD, fill_authors_and_venue
 
 _TABLE_ROW = re.compile(r"^\|(?P<cell>.+)\|\s*(?P<cites>[\d,.\s\u00a0]*)(?P<merged>\*?)\s*\|\s*(?P<year>\d{4})?\s*\|$")

@@ -19,7 +19,6 @@ from ..warning_codes import Warn
 from ._base import (
     BY_ID,
     NUMBER,
-    SITE,
     as_elements,
     by_class,
     class_names,
@@ -33,6 +32,7 @@ from ._base import (
     text_of,
     user_id,
 )
+from .identity import SITE
 from .rows import classify_venue, origin_of, row_numbers
 
 # --- search results -------------------------------------------------------------------------
@@ -51,12 +51,6 @@ _CLUSTER_IN_CLICK = re.compile(r"(?:^|&(?:amp;)?)d=(\d+)")
 _YEAR_AT_END = re.compile(r"^(?P<venue>.*?)[,\s]*(?P<year>(?:1[5-9]|20)\d\d)$")
 _SEARCH_NEXT = etree.XPath("id('gs_n')//a[.//span[contains(@class, 'gs_ico_nav_next')]]/@href")
 _SEARCH_CURRENT = etree.XPath("id('gs_n')//td[span[contains(@class, 'gs_ico_nav_current')]]")
-
-
-def is_search_page(doc: Document) -> bool:
-    """The 2020+ results list (``#gs_res_ccl``), or the 2016 one: ``#gs_ccl`` under the results bar
-    ``#gs_ab_md`` (2017 Citations pages such as the co-author list use ``#gs_ccl`` too, without the bar)."""
-    return doc.contains('id="gs_res_ccl"') or (doc.contains('id="gs_ccl"') and doc.contains('id="gs_ab_md"'))
 
 
 def parse_search(doc: Document) -> PageResult:
@@ -452,10 +446,6 @@ _AUTHOR_CARDS = etree.XPath("id('gsc_sa_ccl')//div[contains(concat(' ', @class, 
 _AUTHOR_NEXT = etree.XPath("//button[contains(concat(' ', @class, ' '), ' gsc_pgn_pnx ')]")
 _AUTHOR_QUERY_BOX = etree.XPath("//input[@name='mauthors']")
 _ONCLICK_URL = re.compile(r"window\.location\s*=\s*'([^']*)'")
-
-
-def is_author_search_page(doc: Document) -> bool:
-    return doc.contains('id="gsc_sa_ccl"')
 
 
 def parse_author_search(doc: Document) -> PageResult:

@@ -233,8 +233,8 @@ def test_the_record_model_reads_the_registry_not_its_package() -> None:
 # one way, from the package down to its base, never up nor across a floor.
 SITE_PACKAGE_FLOORS = {
     "pubharvest.parsers.scholar": [["__init__"], ["profile", "legacy", "publication", "coauthors", "saved_table",
-                                                  "search"], ["rows"], ["_base"]],
-    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["kinds"], ["_base"]],
+                                                  "search"], ["rows"], ["_base"], ["identity"]],
+    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["kinds", "plain"], ["_base"]],
 }
 
 

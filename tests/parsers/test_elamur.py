@@ -9,6 +9,7 @@ from conftest import FIXTURES, ROOT
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers import elamur
+from pubharvest.parsers.elamur.publications import split_title
 from pubharvest.parsers.page import Document
 from pubharvest.parsers.records import Profile, to_builtins
 
@@ -183,8 +184,8 @@ def test_an_unknown_section_is_skipped_with_a_warning() -> None:
 
 
 def test_title_and_venue_split_by_venue_list_when_no_paper_title_is_known() -> None:
-    assert elamur.split_title("Deep Nets LREC 2023", None, ["LREC 2023"], None) == ("Deep Nets", "LREC 2023", None)
-    assert elamur.split_title("Deep Nets arXiv:2101.06840v2", None, [], None) == ("Deep Nets", None, "2101.06840")
+    assert split_title("Deep Nets LREC 2023", None, ["LREC 2023"], None) == ("Deep Nets", "LREC 2023", None)
+    assert split_title("Deep Nets arXiv:2101.06840v2", None, [], None) == ("Deep Nets", None, "2101.06840")
 
 
 def test_name_found_from_the_breadcrumb_when_the_intro_does_not_repeat_it() -> None:

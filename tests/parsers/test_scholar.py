@@ -351,7 +351,7 @@ def test_text_with_a_bar_inside_its_lines_is_not_a_saved_table() -> None:
     ("Yearless thing A Bee, C Dee", "Yearless thing", "A Bee, C Dee", ""),
 ])
 def test_saved_table_cell_split(cell: str, title: str, authors: str, venue: str) -> None:
-    from pubharvest.parsers.scholar import split_title_authors_venue
+    from pubharvest.parsers.scholar.saved_table import split_title_authors_venue
 
     assert split_title_authors_venue(cell) == (title, authors, venue)
 
