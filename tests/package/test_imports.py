@@ -234,7 +234,8 @@ def test_the_record_model_reads_the_registry_not_its_package() -> None:
 SITE_PACKAGE_FLOORS = {
     "pubharvest.parsers.scholar": [["__init__"], ["profile", "legacy", "publication", "coauthors", "saved_table",
                                                   "search"], ["rows"], ["_base"], ["identity"]],
-    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["kinds", "plain"], ["_base"]],
+    "pubharvest.parsers.elamur": [["__init__"], ["profile", "publications"], ["sections"], ["kinds", "plain"],
+                                  ["_base"]],
 }
 
 
