@@ -73,7 +73,7 @@ def plain_blocks(body: str) -> list[BlockRuns] | None:
             content = (heading[2] or "").strip(" ")
             if not content or content.endswith("#") or not _closed(lines, ordered, blocks):
                 return None
-            runs = inline_runs(content)
+            runs = _text_runs(content)
             if runs is None:
                 return None
             blocks.append((len(heading[1]), None, runs))
@@ -97,7 +97,7 @@ def _closed(lines: list[str], ordered: bool | None, blocks: list[BlockRuns]) -> 
     """Close the open paragraph (emptying ``lines``) into ``blocks``; False when its text is not plain."""
     if not lines:
         return True
-    runs = inline_runs("\n".join(lines).strip(" "))
+    runs = _text_runs("\n".join(lines).strip(" "))
     lines.clear()
     if runs is None:
         return False
@@ -105,7 +105,7 @@ def _closed(lines: list[str], ordered: bool | None, blocks: list[BlockRuns]) -> 
     return True
 
 
-def inline_runs(content: str) -> list[Run] | None:
+def _text_runs(content: str) -> list[Run] | None:
     """The runs of a block's text as markdown-it's tokens give them (``sections._inline_runs``), or None."""
     tokens: list[object] = []
     if not _scope_tokens(content, 0, len(content), tokens):
