@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from ._base import Run
 
-__all__ = ["plain_blocks", "flanking", "BlockRuns"]
+__all__ = ["plain_blocks", "runs_flank", "BlockRuns"]
 
 # (heading level or 0, whether the list item is numbered or None outside a list, the inline runs)
 BlockRuns = tuple[int, "bool | None", list[Run]]
@@ -196,24 +196,34 @@ def _trim_before_break(tokens: list[object]) -> None:
 def _paired(content: str, end: int, runs: list[tuple[int, int, int]], tokens: list[object]) -> bool:
     """Whether the ``*`` runs of one scope open and close in turn, each pair of one length, each run
     flanking as CommonMark asks of it there; their tokens then become ``(length, +1 or -1)``."""
-    if len(runs) % 2:
+    sides = tuple((content[start - 1] if start else " ", content[start + length] if start + length < end else " ")
+                  for _, start, length in runs)
+    if len(runs) % 2 or any(runs[at][2] != runs[at + 1][2] for at in range(0, len(runs), 2)) or not runs_flank(sides):
         return False
-    for number, (index, start, length) in enumerate(runs):
-        after = start + length
-        may_open, may_close = flanking(content[start - 1] if start else " ", content[after] if after < end else " ")
-        closing = number % 2 == 1
-        if not (may_close and length == runs[number - 1][2] if closing else may_open):
+    for number, (index, _, length) in enumerate(runs):
+        tokens[index] = (length, -1 if number % 2 else 1)
+    return True
+
+
+@lru_cache(maxsize=4096)
+def runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
+    """Whether ``*`` runs with these neighbours (``""`` after a stretch's end) open, close, open, close,
+    ... in turn (none nested)."""
+    opening = True
+    for before, after in sides:
+        left, right = _flanking(before, after or " ")
+        if not (left if opening else right):
             return False
-        tokens[index] = (length, -1 if closing else 1)
+        opening = not opening
     return True
 
 
 @lru_cache(maxsize=65536)  # bounded: a hostile page may put a star between any two characters
-def flanking(before: str, after: str) -> tuple[bool, bool]:
+def _flanking(before: str, after: str) -> tuple[bool, bool]:
     """Whether a ``*`` run between the characters ``before`` and ``after`` is left-flanking (may open)
     and right-flanking (may close), by CommonMark 0.31's rules as markdown-it applies them.
 
-    >>> flanking(" ", "a"), flanking("a", " "), flanking("a", "b"), flanking("🏢", "S")
+    >>> _flanking(" ", "a"), _flanking("a", " "), _flanking("a", "b"), _flanking("🏢", "S")
     ((True, False), (False, True), (True, True), (True, False))
     """
     last_punct, last_space = _char_kind(before)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,10 +11,9 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 
-from ..text import clean
-from ._base import Block, Item, Run, Section
+from ._base import Block, Item, Run, Section, joined
 from .kinds import ENGLISH_TITLES
-from .plain import BlockRuns, flanking, plain_blocks
+from .plain import BlockRuns, plain_blocks, runs_flank
 
 # Shapes that start a block in the one-line form: the English section headings and decade headings, the title
 # heading (found by the intro line or the breadcrumb that repeats the name), and list items.
@@ -103,7 +102,7 @@ def _sectioned(blocks: list[BlockRuns]) -> list[Section]:
     sections = [Section("")]
     for level, ordered, runs in blocks:
         if level == 2:
-            sections.append(Section(clean("".join(r.text for r in runs))))
+            sections.append(Section(joined(runs)))
         elif level:
             sections[-1].blocks.append(Block("heading", runs, level))
         elif ordered is not None:
@@ -292,24 +291,12 @@ def _emphasis_holds(text: str, match: re.Match[str], stop: int) -> bool:
     flanking rules: ``**Title**Jie`` closes, ``al.*2021`` opens, ``*(…)*Summary`` does not close).
 
     The match ends at ``stop`` (a full match), so the runs' neighbours all lie inside it."""
-    return _runs_flank(tuple(_STAR_SIDES.findall(text, match.start(), stop)))
+    return runs_flank(tuple(_STAR_SIDES.findall(text, match.start(), stop)))
 
 
 # Each ``*`` or ``**`` run with the characters before and after it ("" after the stretch's end). The
 # star comes first, so that the engine skips to each one; the character before it is looked back at.
 _STAR_SIDES = re.compile(r"(?s)\*(?<=(.)\*)\*?(?=(.?))")
-
-
-@lru_cache(maxsize=4096)
-def _runs_flank(sides: tuple[tuple[str, str], ...]) -> bool:
-    """Whether runs with these neighbours open, close, open, close, ... in turn (none nested)."""
-    opening = True
-    for before, after in sides:
-        left, right = flanking(before, after or " ")
-        if not (left if opening else right):
-            return False
-        opening = not opening
-    return True
 
 
 def _add_slow(sections: list[Section], text: str, pos: int, stop: int) -> bool:
