@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from ._base import Run
 
-__all__ = ["plain_blocks", "runs_flank", "BlockRuns"]
+__all__ = ["plain_blocks", "runs_flank", "ADDRESS", "BlockRuns"]
 
 # (heading level or 0, whether the list item is numbered or None outside a list, the inline runs)
 BlockRuns = tuple[int, "bool | None", list[Run]]
@@ -44,10 +44,11 @@ _OTHER_LINE = re.compile(r"(?:[-*_] *){3,}|[=-]+ *|[-*+](?: .*)?|\d{1,9}[.)](?: 
 _NESTED = re.compile(r"[-+*](?: |$)|#|\d{1,9}[.)](?: |$)|~~~|(?:[-*_] *){3,}$")
 
 _TEXT = re.compile(r"[^\n\[\]*_]+")
-# A link to a web address or to a place on the page, as markdown-it leaves it (no character it would
-# escape, no entity, no parenthesis, a lower-case host); the label holds no bracket.
-_HREF = r"(?:https?://[a-z0-9.-]+(?=[/?#)])|#)(?:[A-Za-z0-9\-._~/?#=+,;:@!$'&]|%[0-9A-Fa-f]{2})*"
-_LINK = re.compile(rf"\[([^\[\]]*)\]\(({_HREF})\)")
+# A link's address that markdown-it's link normalisation leaves as it is: a web address of a lower-case
+# host or a place on the page, no character it would escape, no entity, no parenthesis. The list
+# scanner's shapes (sections.py) take the same addresses.
+ADDRESS = r"(?:https?://[a-z0-9.-]+(?=[/?#)])|#)(?:[A-Za-z0-9\-._~/?#=+,;:@!$']|&(?!#?[A-Za-z0-9]+;)|%[0-9A-Fa-f]{2})*"
+_LINK = re.compile(rf"\[([^\[\]]*)\]\(({ADDRESS})\)")  # the label holds no bracket
 # Tokens besides text (a ``str``), a link's start (``_Href``) and a ``*`` run (``(length, +1 or -1)``):
 _BREAK = object()  # a soft or hard line break: the run of one space ``_inline_runs`` makes of either
 _END = object()  # a link's end

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from ._base import Block, Item, Run, Section, joined
 from .kinds import ENGLISH_TITLES
-from .plain import BlockRuns, plain_blocks, runs_flank
+from .plain import ADDRESS, BlockRuns, plain_blocks, runs_flank
 
 # Shapes that start a block in the one-line form: the English section headings and decade headings, the title
 # heading (found by the intro line or the breadcrumb that repeats the name), and list items.
@@ -150,20 +150,18 @@ _PLAIN = r"[^\n\r\t\0*_\[\]`<>\\&#]"
 _BREAK = r"\n[ ]*+(?![-+*>#=~`<_ \n\r\t]|\d{1,9}[.)](?:[ \n]|\Z))"
 _TEXT = rf"{_PLAIN}*+(?:{_BREAK}{_PLAIN}*+)*+"  # possessive: no backtracking, none is needed
 _TO_EM = rf"(?!\*){_TEXT}(?:\n[ ]*+)?(?=\*[^\s*])"  # text before an italic stretch, which may start a line
-# URLs that markdown-it's link normalisation leaves as they are.
-_URL = r"https?://[a-z0-9.-]++(?:/[A-Za-z0-9\-._~/?=+,;:@!$']*+)?"
 _SHAPES = {
     "papers": {"paper": re.compile(
-        rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}++)\]\((?P<href>{_URL})\)\*\*(?=[ \n])[ ]*+(?:\n[ ]*+)?"
+        rf"\d{{1,9}}[.)] \*\*\[(?P<title>{_PLAIN}++)\]\((?P<href>{ADDRESS})\)\*\*(?=[ \n])[ ]*+(?:\n[ ]*+)?"
         rf"\*(?P<em>{_PLAIN}++)\*(?P<rest>{_TEXT})\s*+")},
     "all_works": {"work": re.compile(
         rf"\d{{1,9}}[.)] \[\*\*(?P<bold>(?!\*){_TEXT})\*\*(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\]"
-        rf"\((?P<href>{_URL})\)\s*+"),
+        rf"\((?P<href>{ADDRESS})\)\s*+"),
         "unpaged": re.compile(
-        rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<tail>{_TEXT})\*\*"
+        rf"\d{{1,9}}[.)] \*\*\[(?P<linked>{_PLAIN}++)\]\((?P<href>{ADDRESS})\)(?P<tail>{_TEXT})\*\*"
         rf"(?P<authors>{_TO_EM})\*(?P<em>{_PLAIN}++)\*\s*+")},
     "coauthors": {"person": re.compile(
-        rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{_URL})\)(?P<rest>{_PLAIN}*+)\s*+")},
+        rf"- \[(?P<name>{_PLAIN}++)\]\((?P<href>{ADDRESS})\)(?P<rest>{_PLAIN}*+)\s*+")},
 }
 # Where the one-line form's items start (``_NUMBERED_ITEM``, ``_LINK_ITEM``), and level-2 headings.
 _ITEM_START = re.compile(r"[ \t\n](?=\d+[.)] (?:\*\*)?\[|- \[)")

@@ -94,6 +94,8 @@ VARIANTS = {  # pages as saved copies or odd summaries have them; each must read
     "a bullet line in a summary": SMALLER.replace("\n   Dense", "\n   - Dense", 2),
     "a setext underline in a summary": SMALLER.replace("fivefold.\n", "fivefold.\n   ===\n", 2),
     "Windows line ends": SMALLER.replace("\n", "\r\n"),
+    "co-author addresses with a query, an escape, a fragment and an entity": SMALLER.replace(
+        "yuxiong-he/) ×", "yuxiong-he/?a=1&b=%C3%AD#x) ×").replace("rajbhandari/) ×", "rajbhandari/?a=1&amp;b=2) ×"),
 }
 
 

@@ -127,7 +127,8 @@ ODD = ["_x_", "`c`", "<b>", "\\*", "&amp;", "&#42;", "![i](https://x.org/i.png)"
 HREFS = ["https://x.org/a", "https://x.org", "#also", "https://x.org/a?b=1&c=2", "https://x.org/%C3%AD",
          "http://x.org/a'b", "https://x.org/a#b#c", "https://x.org/a_b", "https://x.org:8080/a", "https://X.org/a",
          "https://x.org/(a)", "https://x.org/a b", "https://x.org/%zz", "mailto:a@b", "/rel/path",
-         "javascript:alert(1)", "https://x.org/a*b", "<https://x.org>", 'https://x.org "t"', "https://x.org/ä", "https://xn--d-1ga.org/"]
+         "javascript:alert(1)", "https://x.org/a*b", "<https://x.org>", 'https://x.org "t"', "https://x.org/ä", "https://xn--d-1ga.org/",
+         "https://x.org/?a&amp;b", "https://x.org/?a&b;c"]
 BREAKS = ["\n", " \n", "  \n", "\n  ", "\n "]
 
 
