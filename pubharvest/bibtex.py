@@ -40,7 +40,6 @@ from .citable import (
     date_parts,
     number_of,
     shown_title,
-    venue_parts,
 )
 from .keys import Keys
 from .latex import escape
@@ -61,15 +60,14 @@ ENTRY_TYPES: dict[str | None, tuple[str, str | None]] = {
 UNKNOWN = ("misc", "howpublished")
 # The fields plain.bst warns about when they are empty, by entry type: an entry whose record cannot
 # fill one of them is written as a @misc, its venue as ``howpublished``.
-REQUIRED: dict[str, tuple[str, ...]] = {
-    "article": ("author", "title", "journal", "year"),
-    "book": ("author", "title", "publisher", "year"),
-    "inproceedings": ("author", "title", "booktitle", "year"),
-    "incollection": ("author", "title", "booktitle", "publisher", "year"),
-    "phdthesis": ("author", "title", "school", "year"),
-    "techreport": ("author", "title", "institution", "year"),
+REQUIRED: dict[str, frozenset[str]] = {
+    "article": frozenset({"author", "title", "journal", "year"}),
+    "book": frozenset({"author", "title", "publisher", "year"}),
+    "inproceedings": frozenset({"author", "title", "booktitle", "year"}),
+    "incollection": frozenset({"author", "title", "booktitle", "publisher", "year"}),
+    "phdthesis": frozenset({"author", "title", "school", "year"}),
+    "techreport": frozenset({"author", "title", "institution", "year"}),
 }
-_REQUIRED_SETS = {entry: frozenset(names) for entry, names in REQUIRED.items()}
 # BibTeX's month macros (every style defines them; biber reads them too), written unbraced
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MACRO_FIELDS = frozenset({"month"})
@@ -202,7 +200,7 @@ def bibtex_record(pub: Citable) -> tuple[str, list[tuple[str, str]]]:
     entry, venue_field = ENTRY_TYPES.get(kind, UNKNOWN)
     venue = _venue_texts(pub, kind)
     fields = _fields(pub, kind, venue, entry, venue_field)
-    required = _REQUIRED_SETS.get(entry)
+    required = REQUIRED.get(entry)
     if not required or dict(fields).keys() >= required:
         return entry, fields
     fields = _fields(pub, kind, venue, "misc", "howpublished")
@@ -222,17 +220,11 @@ class _VenueTexts(NamedTuple):
 
 
 def _venue_texts(pub: Citable, kind: str | None) -> _VenueTexts:
-    if pub.container:  # stated apart by the page: the paper's own
-        return _texts_of_venue(kind, pub.venue, citable_parts(pub))
-    return _venue_string_texts(kind, pub.venue)
+    return _texts_of_venue(kind, pub.venue, citable_parts(pub))
 
 
-# Venues repeat across papers: their fields are worked out once per distinct CSL type and venue
+# Venues repeat across papers: their fields are worked out once per distinct CSL type, venue and parts
 @functools.lru_cache(maxsize=1 << 16)
-def _venue_string_texts(kind: str | None, venue: str | None) -> _VenueTexts:
-    return _texts_of_venue(kind, venue, venue_parts(venue))
-
-
 def _texts_of_venue(kind: str | None, venue: str | None, parts: VenueParts) -> _VenueTexts:
     shown = container_of(kind, venue, parts) or (venue if kind == PREPRINT else None)
     return _VenueTexts(_text("howpublished", shown), _text("volume", parts.volume), _text("issue", parts.issue),
@@ -299,21 +291,16 @@ def _text(field: str, value: str | None) -> str | None:
     return field_text(field, value) if value else None
 
 
-def shown_venue(pub: Citable) -> str | None:
+def _shown_venue(pub: Citable, kind: str | None, venue: _VenueTexts) -> str | None:
     """The venue as a style prints it: the container; for a preprint its arXiv id in Google Scholar's
     words (plain prints no ``eprint``), else the venue as written; for a patent the venue, else its number.
 
     >>> from pubharvest.parsers.records import Publication, PublicationIds
-    >>> shown_venue(Publication(type="article", venue="arXiv", ids=PublicationIds(arxiv="2101.06840")))
-    'arXiv preprint arXiv:2101.06840'
-    >>> shown_venue(Publication(type="patent", ids=PublicationIds(patent_number="US 10438946")))
-    'Patent US 10438946'
+    >>> bibtex_fields(Publication(type="article", venue="arXiv", ids=PublicationIds(arxiv="2101.06840")))[0]
+    ('howpublished', 'arXiv preprint arXiv:2101.06840')
+    >>> bibtex_fields(Publication(type="patent", ids=PublicationIds(patent_number="US 10438946")))[0]
+    ('howpublished', 'Patent US 10438946')
     """
-    kind = csl_type(pub)
-    return _shown_venue(pub, kind, _venue_texts(pub, kind))
-
-
-def _shown_venue(pub: Citable, kind: str | None, venue: _VenueTexts) -> str | None:
     if kind == PREPRINT and pub.ids.arxiv:
         return field_text("howpublished", f"arXiv preprint arXiv:{pub.ids.arxiv}")
     if kind == "patent":

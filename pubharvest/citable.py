@@ -173,13 +173,8 @@ def shown_container(pub: Citable) -> str | None:
     return container_title(pub) or (pub.venue if kind in (PREPRINT, None) else None)
 
 
-def document_number(pub: Citable) -> str | None:
-    """A report's or a patent's number, for the types that have one."""
-    return number_of(pub, csl_type(pub))
-
-
 def number_of(pub: Citable, kind: str | None) -> str | None:
-    """``document_number`` of a paper whose CSL type is ``kind``."""
+    """A report's or a patent's number, for the types that have one (``kind``: the paper's CSL type)."""
     if kind == "report":
         return pub.ids.report_number
     if kind == "patent":

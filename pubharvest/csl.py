@@ -55,7 +55,7 @@ def csl_text(text: str) -> str:
 def csl_texts(value: Any) -> Any:
     """``value`` (an item, or any part of one) with ``csl_text`` applied to every string in it."""
     if isinstance(value, str):
-        return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
+        return csl_text(value)
     if isinstance(value, dict):
         return {key: csl_texts(part) for key, part in value.items()}
     if isinstance(value, list):
@@ -160,7 +160,7 @@ _FIELD_OPENINGS = {name: f", {_ENCODE(name)}: " for name in (
 
 def _quoted(text: str) -> str:
     """A JSON string of ``csl_text(text)``, as json writes it."""
-    return encode_basestring(text if text.isascii() else _SURROGATE.sub("\ufffd", text))
+    return encode_basestring(csl_text(text))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # names repeat on every paper of a profile
@@ -168,9 +168,12 @@ def _name_json(name: str) -> str:
     return _ENCODE(csl_name(name))
 
 
+_OTHERS_JSON = _ENCODE(OTHERS)
+
+
 def _authors_json(pub: Citable) -> str:
     names = ", ".join([_name_json(name) for name in pub.authors])
-    return f', "author": [{names}, {{"literal": "others"}}]' if pub.authors_truncated else f', "author": [{names}]'
+    return f', "author": [{names}, {_OTHERS_JSON}]' if pub.authors_truncated else f', "author": [{names}]'
 
 
 @functools.lru_cache(maxsize=1 << 12)  # a few hundred distinct years and dates

@@ -706,12 +706,11 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
     ...                                    (None, page(scholar="B")), (None, page(scholar="A"))])]
     [[0, 3], [2]]
     """
-    found = [(index, name, result) for index, (name, result) in enumerate(pages) if identifiable(result)]
-    sources = [profile_source(name, result) for _, name, result in found]
-    pairs = _same_name_pairs(sources)
+    named, pairs = _named_pages(pages)
+    sources = [profile_source(*pages[index]) for index in named]
     # co-authors only of the profiles that share a name with another: reading every paper's authors of
     # every profile cost more than the rest of the people's merge
-    coauthors = {i: coauthor_keys(found[i][2]) for i in sorted({i for pair in pairs for i in pair})}
+    coauthors = {i: coauthor_keys(pages[named[i]][1]) for i in sorted({i for pair in pairs for i in pair})}
     kinds = person_id_kinds()
     ids = [id_values(s.ids, kinds) for s in sources]
     groups = _Groups(sources, range(len(sources)), ids, kinds)
@@ -722,7 +721,7 @@ def people(pages: Sequence[tuple[str | None, PageResult]]) -> list[tuple[MergedP
         if len(shared) >= MIN_SHARED_COAUTHORS:
             groups.join(i, j, "name_coauthors", f"{len(shared)} shared co-authors")
     return [(_merged_profile([sources[i] for i in members], _matches_within(members, joins)),
-             [found[i][0] for i in members]) for members, joins in groups.groups()]
+             [named[i] for i in members]) for members, joins in groups.groups()]
 
 
 def identifiable(result: PageResult) -> bool:
@@ -760,12 +759,18 @@ def same_name_pages(pages: Sequence[tuple[str | None, PageResult]]) -> list[int]
     >>> same_name_pages([(None, page("Ada Byron")), (None, page("Bo Li")), (None, page("ada byron"))])
     [0, 2]
     """
-    named = [i for i, (_, result) in enumerate(pages) if identifiable(result)]
-    pairs = _same_name_pairs([cast(Profile, pages[i][1].profile) for i in named])
+    named, pairs = _named_pages(pages)
     return sorted({named[k] for pair in pairs for k in pair})
 
 
-def _same_name_pairs(sources: Sequence[ProfileSource | Profile]) -> list[tuple[int, int]]:
+def _named_pages(pages: Sequence[tuple[str | None, PageResult]]) -> tuple[list[int], list[tuple[int, int]]]:
+    """The indexes of the pages naming a person, and the pairs of those (by their place among them)
+    whose names have one key (``_same_name_pairs``)."""
+    named = [i for i, (_, result) in enumerate(pages) if identifiable(result)]
+    return named, _same_name_pairs([cast(Profile, pages[i][1].profile) for i in named])
+
+
+def _same_name_pairs(sources: Sequence[Profile]) -> list[tuple[int, int]]:
     """Every pair ``(i, j)``, ``i < j``, of sources whose names have one key, in the order of an
     all-pairs scan (which decides what joins first), without scanning all pairs."""
     by_name: defaultdict[tuple[str, str], list[int]] = defaultdict(list)

@@ -37,6 +37,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -803,13 +804,9 @@ def _in_key_order(site: str, publications: list[Publication]) -> list[tuple[int,
     Two workers saving profiles that share publications then lock those rows in one order, so
     PostgreSQL never sees them deadlock.
     """
-    keyed = [(publication_key(site, pub), position, pub) for position, pub in enumerate(publications)]
-    keyed.sort(key=_key_then_position)
-    return [(position, key, pub) for key, position, pub in keyed]
-
-
-def _key_then_position(row: tuple[str, int, Publication]) -> tuple[str, int]:
-    return row[0], row[1]
+    keyed = [(position, publication_key(site, pub), pub) for position, pub in enumerate(publications)]
+    keyed.sort(key=itemgetter(1))  # stable: a repeated key keeps its positions in order
+    return keyed
 
 
 def profile_key(result: PageResult, fallback: str) -> str:
