@@ -301,25 +301,24 @@ class _Card:
         self.keys: tuple[tuple[str, str], ...] = ()
         self._said: tuple[dict[str, Any], dict[str, Any], tuple[str, ...]] | None = None
 
-    def record(self, links_base: str, filed: _Filed | None) -> Publication:
+    def record(self, page_url: str | None, filed: _Filed | None) -> Publication:
         """The paper of one listing of this card in the group ``filed`` (none: the featured item), its title
-        link made absolute against ``links_base``; what the card says is worked out at its first listing."""
-        fields, ids, names = self._said or self._read(links_base)
-        if filed is None:
-            return Publication(**fields, authors=list(names), ids=PublicationIds(**ids))
-        facet, label, kind = filed
-        facets = _filed_under(facet, label) if facet else Facets()
-        return Publication(**fields, authors=list(names), ids=PublicationIds(**ids), type=kind, facets=facets)
+        link made absolute (``_absolute``) against ``page_url``; what the card says is worked out at its first
+        listing."""
+        fields, ids, names = self._said or self._read(page_url)
+        facet, label, kind = filed or (None, "", None)
+        return Publication(**fields, authors=list(names), ids=PublicationIds(**ids), type=kind,
+                           facets=_filed_under(facet, label) if facet else Facets())
 
-    def _read(self, links_base: str) -> tuple[dict[str, Any], dict[str, Any], tuple[str, ...]]:
+    def _read(self, page_url: str | None) -> tuple[dict[str, Any], dict[str, Any], tuple[str, ...]]:
         """The fields of a publication and of its ids that the card's parts give, its title link made absolute
-        against ``links_base`` with the MSR id in it, and its authors; notes whether a part is unread."""
+        against ``page_url`` with the MSR id in it, and its authors; notes whether a part is unread."""
         assert self.parts is not None
         title, href, lines = self.parts
         fields, ids, self.unread = _lines_said(lines)
         names: tuple[str, ...] = fields.pop("authors")  # a card without an authors line has no parts
         fields["title"] = title
-        fields["url"] = url = absolute_url(href, links_base)
+        fields["url"] = url = _absolute(href, page_url)
         slug = _PUBLICATION.search(url or "")
         ids["msr"] = slug.group(1) if slug else None
         self.unread = self.unread or (href is not None and not slug)  # a title link that is no publication link
@@ -402,9 +401,9 @@ class _Papers:
         self._firsts: list[_Card] = []
         self._compared: set[int] = set()  # the cards with more than one listing given to distinct (two types)
 
-    def listing(self, card: _Card, links_base: str, filed: _Filed | None) -> Publication:
+    def listing(self, card: _Card, page_url: str | None, filed: _Filed | None) -> Publication:
         """A listing's own record; the first of its card also notes the keys it is matched by."""
-        pub = card.record(links_base, filed)
+        pub = card.record(page_url, filed)
         if card.pub is None:
             card.pub = pub
             ident = pub.ids.msr
@@ -456,7 +455,6 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
     found, unreadable, incomplete = [], [], []
     papers = _Papers()
     number = 0
-    links_base = url if url and _MSR_URL.match(url) else SITE.base_url + "/"  # as ``_absolute`` takes it
     for run, listed, group in cards.runs:
         placed = groups.get(group) if group else None
         filed = (*placed, _group_type(*placed)) if placed else None
@@ -466,7 +464,7 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
                 unreadable += [number] if listed else []
                 continue
             if not papers.repeated(card, filed):
-                found.append(papers.listing(card, links_base, filed))
+                found.append(papers.listing(card, url, filed))
             if listed and (card.unread or not group):
                 incomplete.append(number)
     check_listings(result, "the accordions", number, unreadable,
@@ -474,14 +472,6 @@ def _listings(cards: _Cards, url: str | None, groups: dict[str, tuple[str | None
                    "a group body (div#collapse-group-…), or have a title link to no publication page or a detail "
                    "line that is no 'Venue | Month YYYY', date, 'Published by' or ISBN line")
     return papers.distinct(found, result)
-
-
-_UNREAD = "unread"  # a transient flag: a detail line _read_detail does not know, or a title link to no paper
-
-
-def _drop_flag(pub: Publication) -> None:
-    while _UNREAD in pub.flags:
-        pub.flags.remove(_UNREAD)
 
 
 def _placement(article: Any) -> tuple[bool, str | None, bool]:
@@ -568,29 +558,19 @@ def _line(p: Any) -> tuple[bool, str]:
     return "content-excerpt__people" in (p.get("class") or ""), _raw_text(p)
 
 
-def _read_card(card: Any, pub: Publication) -> bool:
-    """Authors and detail lines of a listing card (an lxml element); False when the card has no authors
-    line, so is not a publication item."""
-    return _read_lines([_line(p) for p in card.iter("p")], pub)
+def _read_card(card: Any, pub: Publication) -> None:
+    """Fill ``pub`` from the authors and detail lines of a listing card (an lxml element)."""
+    fields, ids, _ = _lines_said([_line(p) for p in card.iter("p")])
+    for name, value in fields.items():
+        setattr(pub, name, list(value) if name == "authors" else value)
+    for name, value in ids.items():
+        setattr(pub.ids, name, value)
 
 
 @lru_cache(maxsize=4096)  # a paper's authors line, listed about three times, and co-authors' papers alike
 def _names(line: str) -> tuple[tuple[str, ...], bool]:
     names, truncated = split_names(line)
     return tuple(names), truncated
-
-
-def _read_lines(lines: list[tuple[bool, str]], pub: Publication) -> bool:
-    """Fill ``pub`` from a card's ``p`` lines (``_line``): the authors line, then detail lines; False
-    without an authors line."""
-    fields, ids, unread = _lines_said(lines)
-    for name, value in fields.items():
-        setattr(pub, name, list(value) if name == "authors" else value)
-    for name, value in ids.items():
-        setattr(pub.ids, name, value)
-    if unread:
-        pub.flags.append(_UNREAD)
-    return "authors" in fields
 
 
 def _lines_said(lines: list[tuple[bool, str]]) -> tuple[dict[str, Any], dict[str, Any], bool]:
@@ -849,8 +829,6 @@ def _faceted_search(doc: Document) -> PageResult:
     if gaps:
         more = f"; and {len(gaps) - 10} more" if len(gaps) > 10 else ""
         result.warn(Warn.listings_incomplete, "; ".join(gaps[:10]) + more)
-    for pub in listings:
-        _drop_flag(pub)
     result.publications = [_finish(pub) for pub in _distinct(listings, result)]
     return result
 

@@ -29,11 +29,29 @@ if TYPE_CHECKING:
     from parsel import Selector
 
 __all__ = ["Document", "Decoded", "WebEncoding", "html_selector", "html_root_streamed", "utf8_pieces", "gunzip",
-           "html_root_read", "WHOLE_TREE_BYTES",
+           "html_root_read", "WHOLE_TREE_BYTES", "closes_html",
            "decode", "decode_page", "declared_charset", "header_charset", "web_encoding", "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|div|table|tr|span|meta|title)\b", re.I)
+
+
+def closes_html(text: str) -> bool:
+    """Whether the last 4 KB of ``text`` hold ``</html>`` in any case, as ``"</html>" in text[-4096:].lower()``
+    says, without lower-casing 4 KB (slow for text that is not ASCII): no character but these seven ASCII ones
+    lower-cases to any of them, and only U+0130 lower-cases to more than one character.
+
+    >>> closes_html("<p>é</p></HTML> "), closes_html("</ht ml>"), closes_html("<</html>")
+    (True, False, True)
+    """
+    tail = text[-4096:]
+    at = tail.find("</")
+    while at >= 0:
+        if tail[at + 2:at + 7].lower() == "html>":
+            return True
+        at = tail.find("</", at + 2)
+    return False
+
 
 
 @dataclass
@@ -120,7 +138,7 @@ class Document:
         its end: no ``</html>`` in its last 4 KB. (Google leaves out the ``<html>`` start tag.)"""
         head = self.head[:4096]
         document = "<!doctype" in head or "<html" in head or "<head" in head
-        return document and "</html>" not in self.text[-4096:].lower()
+        return document and not closes_html(self.text)
 
     def stated_urls(self) -> list[str]:
         """Where the page says it came from, lower-cased: the URL given with it, then its canonical

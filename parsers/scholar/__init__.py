@@ -199,10 +199,13 @@ def parse(doc: Document) -> PageResult:
     """The records of one Scholar page (see ``sniff`` for the kinds)."""
     kind = doc.kind or sniff(doc)
     if kind == "profile":
-        from .legacy import parse_legacy_profile
+        if _is_legacy_profile(doc):
+            from .legacy import parse_legacy_profile
+
+            return parse_legacy_profile(doc)
         from .profile import parse_profile
 
-        return parse_legacy_profile(doc) if _is_legacy_profile(doc) else parse_profile(doc)
+        return parse_profile(doc)
     if kind == "search":
         from .search import parse_author_search, parse_search
 

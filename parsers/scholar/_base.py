@@ -11,7 +11,7 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import Truncated
 
-from ..page import Document
+from ..page import Document, closes_html
 from ..text import clean_or_none, findall_from
 
 DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}")
@@ -156,23 +156,6 @@ def refuse_cut_page(text: str, what: str) -> None:
     unclosed = text.count("<div") - text.count("</div>")
     if unclosed > 0:
         raise Truncated(f"the {what} stops before its end ({unclosed} elements left open); save it again")
-
-
-def closes_html(text: str) -> bool:
-    """Whether the last 4 KB of ``text`` hold ``</html>`` in any case, as ``"</html>" in text[-4096:].lower()``
-    says, without lower-casing 4 KB (slow for text that is not ASCII): no character but these seven ASCII ones
-    lower-cases to any of them, and only U+0130 lower-cases to more than one character.
-
-    >>> closes_html("<p>é</p></HTML> "), closes_html("</ht ml>"), closes_html("<</html>")
-    (True, False, True)
-    """
-    tail = text[-4096:]
-    at = tail.find("</")
-    while at >= 0:
-        if tail[at + 2:at + 7].lower() == "html>":
-            return True
-        at = tail.find("</", at + 2)
-    return False
 
 
 _USER_LINK = re.compile(r"citations\?(?:[^\"'<>\s]*?(?:&|&amp;))?user=([\w-]+)")

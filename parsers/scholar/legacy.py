@@ -31,7 +31,7 @@ from ._base import (
     user_id,
 )
 from .identity import SITE
-from .rows import fill_authors_and_venue, origin_of, unread_links, warn_unread_fields
+from .rows import SeenLines, fill_authors_and_venue, origin_of, unread_links, warn_unread_fields
 
 _LEGACY_IDS = ("cit-name-display", "cit-affiliation-display", "cit-int-read", "cit-domain-display",
                "cit-homepage-read", "stats")
@@ -71,7 +71,8 @@ def parse_legacy_profile(doc: Document) -> PageResult:
         coauthors=_legacy_coauthors(root, own, origin),
     )
     rows = as_elements(_LEGACY_ROWS(root))
-    result.publications = [_legacy_publication(row, origin, cells, number) for number, row in enumerate(rows, 1)]
+    seen = SeenLines()
+    result.publications = [_legacy_publication(row, origin, cells, number, seen) for number, row in enumerate(rows, 1)]
     cells.report(result)
     _check_legacy_rows(root, rows, result)
     _check_legacy_parts(doc, found, rows, result)
@@ -109,7 +110,7 @@ def _coauthor_links(root: Element, own: str | None) -> list[Element]:
             and "view_op" not in (a.get("href") or "") and (own is None or user_id(a.get("href")) != own)]
 
 
-def _legacy_publication(row: Element, origin: str, cells: Cells, number: int) -> Publication:
+def _legacy_publication(row: Element, origin: str, cells: Cells, number: int, seen: SeenLines) -> Publication:
     """One ``tr.cit-table.item`` (row ``number``): title link and two ``span.cit-gray`` lines, cited-by, year."""
     by_id = {cell.get("id"): cell for cell in row if cell.tag == "td"}
     title_cell = by_id.get("col-title")
@@ -123,7 +124,7 @@ def _legacy_publication(row: Element, origin: str, cells: Cells, number: int) ->
                       date=str(year) if year else None, url=absolute_url(href, origin),
                       ids=PublicationIds(scholar=query_value(href, "citation_for_view")))
     fill_authors_and_venue(pub, element_text(grays[0]) if grays else "",
-                           element_text(grays[1]) if len(grays) > 1 else "")
+                           element_text(grays[1]) if len(grays) > 1 else "", seen)
     count = next(by_id["col-citedby"].iter("a"), None) if "col-citedby" in by_id else None
     pub.citations = (cells.count(element_text(count), f"row {number} citations", empty=0) if count is not None
                      else 0 if "col-citedby" in by_id else None)

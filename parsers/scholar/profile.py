@@ -9,8 +9,8 @@ from lxml.etree import _Element as Element
 
 from pubharvest.errors import LayoutChanged, Truncated
 
-from ..numbers import Cells, digits_count, digits_year
-from ..page import Document, html_root_read
+from ..numbers import Cells
+from ..page import Document, closes_html, html_root_read
 from ..records import Coauthor, Ids, Metrics, PageResult, Profile, PublicAccess, YearCitations
 from ..text import absolute_url, clean, find_year, findall_from, without_cut_mark
 from ..warning_codes import Warn
@@ -23,7 +23,6 @@ from ._base import (
     by_class,
     canonical_url,
     class_names,
-    closes_html,
     element_text,
     email_domain_of,
     first_of,
@@ -204,14 +203,14 @@ def _citations_by_year(chart: tuple[list[Element], list[Element]] | None, cells:
     year_labels, bars = chart
     texts = [(element_text(e).strip(), e) for e in year_labels]
     labels = [(year, e) for number, (text, e) in enumerate(texts, 1)
-              if (year := digits_year(text) or cells.year(text, f"histogram axis label {number}")) is not None]
+              if (year := cells.year(text, f"histogram axis label {number}")) is not None]
     years = [year for year, _ in labels]
     counts = dict.fromkeys(years, 0)
     for bar in bars:
         year = _bar_year(bar.get("style", ""), labels)
         if year is not None:
             text = element_text(bar)
-            counts[year] = digits_count(text) or cells.count(text, f"histogram bar {year}", empty=0) or 0
+            counts[year] = cells.count(text, f"histogram bar {year}", empty=0) or 0
     return [YearCitations(year=y, citations=c) for y, c in counts.items()]
 
 

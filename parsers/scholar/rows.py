@@ -32,7 +32,7 @@ def _table_rows(body: Element | None) -> list[Element]:
 
 
 def _is_table_row(row: Element) -> bool:
-    return bool({"gsc_a_tr", "gsc_a_e"} & set(class_names(row)))
+    return row.get("class") == "gsc_a_tr" or bool({"gsc_a_tr", "gsc_a_e"} & set(class_names(row)))
 
 
 def _is_no_articles_row(row: Element) -> bool:
@@ -159,7 +159,7 @@ class StreamedRows:
 
     def take(self, row: Element) -> None:
         body = row.getparent()
-        if body is None or body.get("id") != "gsc_a_b" or (row.get("class") != "gsc_a_tr" and not _is_table_row(row)):
+        if body is None or body.get("id") != "gsc_a_b" or not _is_table_row(row):
             return
         if self.reader is None:
             self.reader = _RowReader(self._base(row.getroottree().getroot()), body)
@@ -469,7 +469,7 @@ def origin_of(url: str | None) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else SITE.base_url
 
 
-def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines | None = None) -> None:
+def fill_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines) -> None:
     """Authors, venue (given without Scholar's appended year) and what the venue makes certain; the
     title, authors and venue without the mark where Scholar cut them short (``seen``: the lines read
     before on the page)."""
@@ -500,11 +500,11 @@ class SeenLines:
 
     def venue(self, text: str) -> tuple[str, bool, bool]:
         """The venue line cleaned and without Scholar's cut mark, whether it had one, and whether the venue
-        can make anything certain (``classify_venue``: it names arXiv or a patent)."""
+        can make anything certain (``venue_may_classify``)."""
         found = self._venues.get(text)
         if found is None:
             venue, cut = without_cut_mark(clean(text))
-            found = self._venues[text] = (venue, cut, "arxiv" in venue.lower() or "Patent" in venue)
+            found = self._venues[text] = (venue, cut, venue_may_classify(venue))
         return found
 
     def reads_as_names(self, line: str) -> bool:
@@ -515,9 +515,9 @@ class SeenLines:
         return found
 
 
-def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines | None = None) -> None:
-    """Authors, venue and what the venue makes certain (type, arXiv id, patent number)."""
-    seen = seen or SeenLines()
+def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, seen: SeenLines) -> None:
+    """Authors, venue and what the venue makes certain (type, arXiv id, patent number); ``seen``: the
+    lines read before on the page."""
     pub.authors, pub.authors_truncated = seen.authors(authors_text)
     venue, pub.venue_truncated, telling = seen.venue(venue_text)
     pub.venue = venue or None
@@ -525,8 +525,15 @@ def set_authors_and_venue(pub: Publication, authors_text: str, venue_text: str, 
         classify_venue(pub)
 
 
+def venue_may_classify(venue: str) -> bool:
+    """Whether ``classify_venue`` can make anything certain of ``venue``: it names arXiv or a patent."""
+    return "arxiv" in venue.lower() or "Patent" in venue
+
+
 def classify_venue(pub: Publication) -> None:
     venue = pub.venue or ""
+    if not venue_may_classify(venue):
+        return
     if "arxiv" in venue.lower():
         give_id(pub, "arxiv", find_arxiv_id(venue), "venue", None)
         if pub.ids.arxiv and venue.lower().startswith("arxiv"):

@@ -12,7 +12,7 @@ from ..text import clean, clean_or_none, clean_title, is_initials
 from ..warning_codes import Warn
 from ._base import DOMAIN
 from .identity import SITE
-from .rows import NAME_WORD, fill_authors_and_venue
+from .rows import NAME_WORD, SeenLines, fill_authors_and_venue
 
 _TABLE_ROW = re.compile(r"^\|(?P<cell>.+)\|\s*(?P<cites>[\d,.\s\u00a0]*)(?P<merged>\*?)\s*\|\s*(?P<year>\d{4})?\s*\|$")
 _PARTICLES = frozenset("van von der den de del della di da dos das du la le ten ter bin al el st "
@@ -47,10 +47,11 @@ def parse_saved_table(doc: Document) -> PageResult:
     result = PageResult(site=SITE.name, page="publication_list", url=doc.url)
     trailing: list[str] = []
     cells = Cells()
+    seen = SeenLines()
     for line in (line.strip() for line in doc.text.splitlines()):
         row = _TABLE_ROW.match(line)
         if row:
-            result.publications.append(_table_row_publication(row, result, cells))
+            result.publications.append(_table_row_publication(row, result, cells, seen))
             trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
@@ -63,7 +64,7 @@ def parse_saved_table(doc: Document) -> PageResult:
     return result
 
 
-def _table_row_publication(row: re.Match[str], result: PageResult, cells: Cells) -> Publication:
+def _table_row_publication(row: re.Match[str], result: PageResult, cells: Cells, seen: SeenLines) -> Publication:
     number = len(result.publications) + 1
     year = cells.year(row.group("year"), f"row {number} year") if row.group("year") else None
     title, authors_text, venue = split_title_authors_venue(clean(row.group("cell")))
@@ -71,7 +72,7 @@ def _table_row_publication(row: re.Match[str], result: PageResult, cells: Cells)
                       citations=cells.count(row.group("cites"), f"row {number} citations", empty=0))
     if row.group("merged"):
         pub.flags.append("merged_citations")
-    fill_authors_and_venue(pub, authors_text, venue)
+    fill_authors_and_venue(pub, authors_text, venue, seen)
     if not authors_text:
         result.warn(Warn.unsplit_row, f"no author list found in row {len(result.publications) + 1}; "
                                       "the whole cell is kept as the title")

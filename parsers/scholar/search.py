@@ -12,7 +12,7 @@ from pubharvest.errors import LayoutChanged, Truncated
 
 from ..identifiers import ids_from_links
 from ..numbers import count_in, read_count
-from ..page import Document
+from ..page import Document, closes_html
 from ..records import Author, Ids, Link, Metrics, PageResult, Profile, Publication, SearchInfo
 from ..text import absolute_url, clean, clean_or_none, clean_title, split_names
 from ..warning_codes import Warn
@@ -22,7 +22,6 @@ from ._base import (
     as_elements,
     by_class,
     class_names,
-    closes_html,
     element_text,
     email_domain_of,
     first_of,

@@ -19,8 +19,8 @@ from lxml import etree
 
 import pubharvest.parsers as parsers
 from pubharvest.parsers.numbers import Cells, digits_count, digits_year, read_count, read_year
-from pubharvest.parsers.page import _in_closing_order
-from pubharvest.parsers.scholar._base import by_class, closes_html, first_with_class, query_value
+from pubharvest.parsers.page import _in_closing_order, closes_html
+from pubharvest.parsers.scholar._base import by_class, first_with_class, query_value
 from pubharvest.parsers.scholar.profile import _chart
 from pubharvest.parsers.scholar.rows import _is_no_articles_row, _plain_row_parts, _row_parts, _text_without_year
 from pubharvest.parsers.text import _BIDI, _STRAY_SELECTOR, clean
