@@ -24,19 +24,16 @@ records, measured first). Not a timed test.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import msgspec  # noqa: E402
-from figures import exponent, verdict  # noqa: E402
+from figures import exponent, run_once, verdict  # noqa: E402
 from synthetic import faculty_pages  # noqa: E402
 
 GOAL_RATIO, GOAL_100K_S, GOAL_100K_FLOOR, GOAL_100K_MB, GOAL_1M_S = 12.0, 4.0, 2.0, 400.0, 40.0
@@ -69,18 +66,6 @@ def command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "pubharvest.cli"]
 
 
-def run_once(argv: list[str]) -> tuple[float, float, float]:
-    """CPU seconds, wall seconds and peak resident MB of one run of ``argv``."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
-
-
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--sizes", default="1000,10000,100000,1000000", help="publication counts, comma-separated")
@@ -96,9 +81,9 @@ def main() -> None:
         empty = Path(folder) / "empty.json"  # one page result of no rows: a list of none is no_pages, exit 1
         empty.write_text('[{"site": "msr", "page": "rows"}]')
         runs = [run_once([*command(), "merge", str(empty), "-o", str(Path(folder) / "out")]) for _ in range(5)]
-        start_up = statistics.median(r[0] for r in runs)
+        start_up = statistics.median(r.cpu for r in runs)
         print(f"baseline, the same command on no records (start-up): {start_up:.2f} s CPU, "
-              f"{statistics.median(r[2] for r in runs):.0f} MB peak")
+              f"{statistics.median(r.peak for r in runs):.0f} MB peak")
         for size in sizes:
             source, target = Path(folder) / f"in{size}.jsonl", Path(folder) / f"out{size}"
             count = write_input(source, size)
@@ -108,9 +93,9 @@ def main() -> None:
             for _ in range(1 if size >= 1_000_000 else options.repeat):  # interleaved: the load falls on both
                 floors.append(run_once(floor_argv))
                 runs.append(run_once(argv))
-            cpu, wall, peak = (statistics.median(r[i] for r in runs) for i in range(3))
-            floor, least, least_floor = statistics.median(f[0] for f in floors), min(r[0] for r in runs), \
-                min(f[0] for f in floors)
+            wall, cpu, peak = (statistics.median(column) for column in zip(*runs, strict=True))  # Run's order
+            floor, least, least_floor = statistics.median(f.cpu for f in floors), min(r.cpu for r in runs), \
+                min(f.cpu for f in floors)
             figures[size] = (cpu, wall, peak)
             ratios[size] = (cpu / floor, least / least_floor)
             print(f"{count:>9,} publications ({source.stat().st_size / 2**20:6.1f} MB in): "

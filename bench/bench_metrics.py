@@ -28,21 +28,18 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import msgspec  # noqa: E402
 from bench_merge import command  # noqa: E402
-from figures import median_seconds, verdict  # noqa: E402
+from figures import Run, median_seconds, run_once, verdict  # noqa: E402
 
 from pubharvest.metrics import metrics  # noqa: E402
 from pubharvest.parsers.records import (  # noqa: E402
@@ -87,61 +84,6 @@ def write_input(path: Path, people: int, papers: int) -> None:
     with path.open("wb") as out:
         for number in range(people):
             out.write(encoder.encode(person_page(rng, number, papers)) + b"\n")
-
-
-class Run(NamedTuple):
-    """One run of a command: wall seconds, CPU seconds (the process and its workers), peak MB of their
-    resident memory together."""
-
-    wall: float
-    cpu: float
-    peak: float
-
-
-def run_once(argv: list[str]) -> Run:
-    """Run ``argv`` (it must succeed), its memory and its workers' sampled while it runs."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak, done = [0.0], threading.Event()
-    sampler = threading.Thread(target=_sample_memory, args=(process.pid, peak, done), daemon=True)
-    sampler.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, max(peak[0], usage.ru_maxrss / 1024))
-
-
-def _sample_memory(pid: int, peak: list[float], done: threading.Event) -> None:
-    """The largest sum of the resident memory of process ``pid`` and its children seen every 20 ms, in ``peak``,
-    until ``done``."""
-    while not done.wait(0.02):
-        peak[0] = max(peak[0], sum(map(_resident_mb, _tree(pid))))
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and every process below it (``/proc/PID/task/TID/children``)."""
-    found, at = [pid], 0
-    while at < len(found):
-        try:
-            tasks = os.listdir(f"/proc/{found[at]}/task")
-            found += [int(child) for task in tasks
-                      for child in Path(f"/proc/{found[at]}/task/{task}/children").read_text().split()]
-        except OSError:
-            pass
-        at += 1
-    return found
-
-
-def _resident_mb(pid: int) -> float:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), "VmRSS: 0 kB")
-    return int(line.split()[1]) / 1024
 
 
 def load() -> str:

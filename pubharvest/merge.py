@@ -215,11 +215,16 @@ def recency(result: PageResult, index: int) -> tuple[str, int]:
     return (result.source.fetched_at or "" if result.source else "", index)
 
 
+def profile_named(result: PageResult) -> str | None:
+    """Who the page's profile is: the person's id on the page's site, else the profile's URL (None without)."""
+    profile = result.profile
+    return (id_value(profile.ids, result.site) or profile.url) if profile else None
+
+
 def source_key(result: PageResult) -> tuple[str, str, str] | None:
     """Which source a record is of: its site, page kind, and the person's id on the site, else the
     profile's or the page's URL (None when it has none); for a paper's own page, the paper's id."""
-    profile = result.profile
-    who = (id_value(profile.ids, result.site) or profile.url) if profile else None
+    who = profile_named(result)
     if result.page == "publication":  # one paper's own page: each paper of a person is a source of its own
         who = next((id_value(pub.ids, result.site) or pub.url for pub in result.publications), None) or result.url
     who = who or result.url
@@ -319,9 +324,7 @@ def listing_of(index: int, result: PageResult) -> Hashable:
     >>> listing_of(3, PageResult(site="msr", page="publication_list", publications=[Publication(title="A")]))
     3
     """
-    profile = result.profile
-    who = (id_value(profile.ids, result.site) or profile.url) if profile else None
-    who = who or _profile_named_by_rows(result)
+    who = profile_named(result) or _profile_named_by_rows(result)
     return (result.site, who) if who else index
 
 

@@ -142,21 +142,19 @@ class ArchiveWriter:
         self.write_record(request)
 
     def target_done(self, run: str, key: str, outcome: str, response_ids: list[str],
-                    fetched_at: str | None = None, sync: bool = True) -> None:
+                    fetched_at: str | None = None) -> None:
         """Record which responses make up a finished target (and when its record says it was fetched),
-        and make the archive durable up to here (unless ``sync`` is False: the caller syncs once for a
-        group of targets, before any of them is committed further)."""
-        self.targets_done(run, [(key, outcome, response_ids, fetched_at)], sync)
+        and make the archive durable up to here."""
+        self.targets_done(run, [(key, outcome, response_ids, fetched_at)])
 
-    def targets_done(self, run: str, targets: Sequence[tuple[str, str, list[str], str | None]],
-                     sync: bool = True) -> None:
-        """``target_done`` of each ``(key, outcome, response ids, fetched_at)``, their records in one write."""
+    def targets_done(self, run: str, targets: Sequence[tuple[str, str, list[str], str | None]]) -> None:
+        """``target_done`` of each ``(key, outcome, response ids, fetched_at)``, their records in one write
+        and one sync."""
         if self.error is None:
             self.write_records([self._target_record(run, *target) for target in targets])
         if self.error is not None:
             raise self.error
-        if sync:
-            self.sync()
+        self.sync()
 
     def _target_record(self, run: str, key: str, outcome: str, response_ids: list[str],
                        fetched_at: str | None) -> object:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
@@ -76,6 +75,8 @@ def _figures(args: argparse.Namespace) -> int:
     stored: list[tuple[str, PageResult]] = []
     at = args.at
     if args.store:
+        import sqlite3  # only a store's damage is its error
+
         try:
             stored, at = stored_pages(args.store, args.at)
         except StoreError as error:  # missing, no store, or --at neither one of its runs nor a time

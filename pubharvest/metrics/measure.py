@@ -25,7 +25,7 @@ from itertools import combinations
 from pathlib import PurePath
 from typing import Literal
 
-from pubharvest.parsers.records import Metrics, PageResult, Profile, Publication, id_value, id_values
+from pubharvest.parsers.records import Metrics, PageResult, Profile, Publication, id_values
 from pubharvest.parsers.text import title_key
 from pubharvest.parsers.warning_codes import Warn
 
@@ -38,6 +38,7 @@ from ..merge import (
     merge_papers,
     people,
     person_id_kinds,
+    profile_named,
     recency,
     same_name_pages,
 )
@@ -112,7 +113,10 @@ class Known:
     figures as a person of its own and send the page without its rows; ``alone`` gives those figures
     back when the page is indeed a person of its own, ``whole`` the rows when something reads them."""
 
-    rowless = False  # whether some pages are without their rows
+    @property
+    def rowless(self) -> bool:
+        """Whether some pages are without their rows."""
+        return False
 
     def alone(self, result: PageResult) -> PersonMetrics | None:
         """The figures of ``result`` as a person of its own (``by`` and ``at`` as asked), when they were
@@ -126,13 +130,7 @@ class Known:
 def person_alone(name: str | None, result: PageResult, by: By, at: str | None) -> PersonMetrics | None:
     """The figures of ``result`` (read from input ``name``) as ``metrics`` gives them for it as a person of its
     own (``by``, ``at`` as asked); None for a page ``at`` leaves out."""
-    if at and _fetched_after(result, at):
-        return None
-    year = at_year(at) if at else None
-    if by == "page":
-        return _page_person(name, result, year, at)
-    ((who, _),) = _people([(name, result)])
-    return _person([(name, result)], [0], who, by, year, at)
+    return next(iter(metrics([(name, result)], by=by, at=at).people), None)
 
 
 def rows_tell_whose(result: PageResult) -> bool:
@@ -140,9 +138,8 @@ def rows_tell_whose(result: PageResult) -> bool:
     of (beyond the co-authors of people of one name, which ``Known.whole`` brings): a paper's own page (its
     source is the paper), a page that names nobody (it joins a person by its papers), a profile with neither
     an id on its site nor a URL (its listing is the one its rows' ids name)."""
-    profile = result.profile
-    return (result.page == "publication" or profile is None or not identifiable(result)
-            or not (id_value(profile.ids, result.site) or profile.url))
+    return (result.page == "publication" or result.profile is None or not identifiable(result)
+            or not profile_named(result))
 
 
 def _person_of(pages: list[tuple[str | None, PageResult]], indexes: list[int], who: Who, by: By, year: int | None,

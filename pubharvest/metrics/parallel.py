@@ -15,10 +15,8 @@ which refuses it with its one line, or reads it.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import mmap
-import multiprocessing
 import os
 from collections.abc import Generator, Iterable
 from typing import NamedTuple
@@ -37,9 +35,6 @@ __all__ = ["read", "PARALLEL_BYTES", "PART_BYTES"]
 PARALLEL_BYTES = 64 << 20  # a file of records at least this large is read in worker processes
 PART_BYTES = 16 << 20  # what a worker reads at a time: the file is cut into parts about this long, at line ends
 RECORD_START = b'{"site":'  # how every record's own encoding begins (``PageResult``'s first field)
-# Workers are forked, so that they start at once with everything imported (where there is no fork, as on
-# Windows, the file is read in one process)
-START_METHODS = multiprocessing.get_all_start_methods()
 Pages = list[tuple[str, PageResult]]
 
 
@@ -73,7 +68,13 @@ def read(path: str, name: str, by: By, at: str | None, max_bytes: int) -> tuple[
             opening = file.read(len(RECORD_START))
     except OSError:
         return None
-    if not PARALLEL_BYTES <= size <= max_bytes or opening != RECORD_START or "fork" not in START_METHODS:
+    if not PARALLEL_BYTES <= size <= max_bytes or opening != RECORD_START:
+        return None
+    import multiprocessing  # here, not at import: a small file is read without it (7 ms with concurrent.futures)
+
+    # Workers are forked, so that they start at once with everything imported (where there is no fork, as
+    # on Windows, the file is read in one process)
+    if "fork" not in multiprocessing.get_all_start_methods():
         return None
     tasks = [_Task(path, name, start, end, by, at) for start, end in _parts(path, size)]
     known = _Read(path)
@@ -104,6 +105,9 @@ def _parts(path: str, size: int) -> list[tuple[int, int]]:
 def _in_workers(tasks: list[_Task]) -> Generator[bytes | None, None, None]:
     """Each task's part as the worker encoded it, in order; None for a part that is not all records as
     written, or when a worker failed (then the rest is not read)."""
+    import concurrent.futures
+    import multiprocessing
+
     workers = max(1, min(len(tasks), _cpus()))
     executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
@@ -170,7 +174,10 @@ class _Read(Known):
             self.figures[id(result)] = (result, alone)
         if rowless:
             self.spans[id(result)] = span
-            self.rowless = True
+
+    @property
+    def rowless(self) -> bool:
+        return bool(self.spans)
 
     def alone(self, result: PageResult) -> PersonMetrics | None:
         page, found = self.figures.get(id(result), (None, None))

@@ -5,7 +5,6 @@ one killed with SIGKILL."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fakesite import CAPTCHA, FakeSite
-from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, scrape, write_job
+from scrapejobs import SCHOLAR_A, SCHOLAR_B, lines_without_when, records, scrape, write_job
 from scrapyjobs import start_cli
 from test_resume import journal_done, wait_for
 
@@ -113,7 +112,7 @@ def test_a_job_whose_workers_cannot_start_parses_in_its_own_process(site, tmp_pa
     monkeypatch.setattr(ParsePool, "_start", counted)
     code, err = scrape(capsys, job)
     assert code == 0, err
-    [record] = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    [record] = records(tmp_path / "out.jsonl")
     assert len(record["publications"]) == 150
     assert len(started) == 1, "a worker that could not start is not started again for each page"
 
