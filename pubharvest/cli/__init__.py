@@ -71,10 +71,24 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return run_command(sys.argv[1:] if argv is None else argv)
+        code = run_command(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         print("pubharvest: interrupted; nothing was written", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        code = ExitCode.INTERRUPTED
+    _forget_caught_interrupts()
+    return code
+
+
+def _forget_caught_interrupts() -> None:
+    """Let the exit status be the one ``main`` returns under ``python -m pubharvest.cli`` too.
+
+    CPython marks a KeyboardInterrupt that leaves a string ``exec`` or ``eval`` as unhandled even when it is
+    caught later, and ``python -m`` then ends the process by SIGINT (status -2 to its parent) instead of
+    ``sys.exit``'s 130 or 143. Such an interrupt comes from a Ctrl-C or SIGTERM landing while an import builds
+    a namedtuple's or a dataclass's methods, which the lazily imported page kinds do after an output's
+    temporary file exists. Every string ``exec`` clears the mark first, so one more does.
+    """
+    exec("pass", {})
 
 
 def run_command(argv: Sequence[str]) -> int:

@@ -115,6 +115,31 @@ def test_sigterm_removes_the_temporary_file(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == ["out.json"] and (tmp_path / "out.json").read_text(encoding="utf-8") == "old"
 
 
+INTERRUPTED_IN_A_STRING_EXEC = """
+import sys
+import pubharvest.cli.parse as parse
+from pubharvest.cli import main
+
+def read_each(*args, **kwargs):
+    exec("raise KeyboardInterrupt", {})  # as a Ctrl-C landing while an import builds a namedtuple's methods
+    yield
+
+parse.read_each = read_each
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_interrupt_caught_after_a_string_exec_exits_130_under_python_m(tmp_path: Path) -> None:
+    # CPython marks such an interrupt as unhandled, and `python -m` then died by SIGINT (-2) after main's 130
+    (tmp_path / "interrupted_parse.py").write_text(INTERRUPTED_IN_A_STRING_EXEC, encoding="utf-8")
+    (tmp_path / "out.json").write_text("old", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", "interrupted_parse", "parse", str(SEED), "-o", str(tmp_path / "out.json")]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert (done.returncode, done.stderr) == (130, "pubharvest: interrupted; nothing was written\n")
+    assert (tmp_path / "out.json").read_text(encoding="utf-8") == "old"
+
+
 def test_a_sigterm_whose_exception_was_swallowed_still_leaves_the_output_as_it_was(tmp_path: Path) -> None:
     # A SIGTERM that lands while lxml initialises (its Cython code catches every exception) lost its
     # KeyboardInterrupt, and the run went on to replace the output (1 in 8 runs of the test above).
