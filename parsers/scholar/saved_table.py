@@ -55,6 +55,10 @@ def parse_saved_table(doc: Document) -> PageResult:
             trailing.clear()  # lines between rows, or a header, are not the sidebar
         elif line and not set(line) <= set("|-: "):
             trailing.append(line)
+    cut = _row_cut_short(trailing)
+    if cut is not None:
+        result.warn(Warn.truncated, f"the text stops inside the row after row {len(result.publications)}: "
+                                    f"{cut[:80]!r}; the rows before it were read")
     glued = [_coauthor_from_glued_text(line) for line in trailing]
     for line, coauthor in zip(trailing, glued, strict=True):
         if coauthor is None:
@@ -62,6 +66,15 @@ def parse_saved_table(doc: Document) -> PageResult:
     result.profile = Profile(coauthors=[c for c in glued if c is not None])
     cells.report(result)
     return result
+
+
+def _row_cut_short(trailing: list[str]) -> str | None:
+    """The text's last line, taken from ``trailing``, when it is the start of a row: a bar, then no closing bar
+    or fewer than a row's three cells. A line of three cells or more that is no row (a header) is left."""
+    last = trailing[-1] if trailing else ""
+    if last.startswith("|") and (not last.endswith("|") or last.count("|") < 4):
+        return trailing.pop()
+    return None
 
 
 def _table_row_publication(row: re.Match[str], result: PageResult, cells: Cells, seen: SeenLines) -> Publication:

@@ -338,6 +338,35 @@ def test_saved_table_rows_after_any_line_break_are_still_found() -> None:
     assert len(parsers.parse(text).publications) == 20
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_saved_table_cut_inside_a_row_keeps_the_rows_before_and_says_truncated(newline: str) -> None:
+    # Cuts of the seed from the end of its first row to the end of its last (every one through row 4, then
+    # those about each row's end): the rows before the cut as the whole text has them, and `truncated`
+    # exactly when the cut leaves part of a row's line.
+    text = newline.join(SEED.read_text(encoding="utf-8").splitlines())
+    whole = parsers.parse(text).publications
+    ends = [m.end() for m in re.finditer(r"\|\s*\d{4}\s*\|(?=\r?\n)", text)]
+    assert len(ends) == len(SEED_ROWS)
+    near_each_end = {at for end in ends for at in range(end - 14, end + 6)}  # in the cells, the line break, the bar
+    for at in sorted({*range(ends[0], ends[3]), *near_each_end} & set(range(ends[0], ends[-1] + 1))):
+        cut = text[:at]
+        rows = sum(1 for end in ends if end <= at)
+        inside = at not in ends and re.split(r"\r|\n", cut)[-1].strip() not in ("", "|")  # a lone bar: a rule
+        result = parsers.parse(cut)
+        assert result.publications == whole[:rows], at
+        truncated = [w.message for w in result.warnings if w.code == "truncated"]
+        assert bool(truncated) == inside, (at, truncated)
+        assert not [w for w in result.warnings if w.code == "ignored_line"], at
+        if inside:
+            assert truncated[0].startswith(f"the text stops inside the row after row {rows}: ")
+
+
+def test_a_saved_table_ending_in_a_header_line_is_not_cut() -> None:
+    result = parsers.parse(SEED.read_text(encoding="utf-8") + "\n| Title | Cited by | Year |\n")
+    assert len(result.publications) == 20 and "truncated" not in {w.code for w in result.warnings}
+    assert result.warnings[-1].code == "ignored_line" and "Cited by" in result.warnings[-1].message
+
+
 def test_text_with_a_bar_inside_its_lines_is_not_a_saved_table() -> None:
     with pytest.raises(parsers.Unrecognised):
         parsers.parse("Results | 2020 | 3 |\nnot a table row either |\n")
