@@ -18,6 +18,7 @@ the body is not gzip as its Content-Encoding says (Error -3 while decompressing 
 
 from __future__ import annotations
 
+import importlib
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
@@ -168,21 +169,19 @@ class _Brotli:
 
 class _Zstd:
     def __init__(self) -> None:
-        try:
-            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
-        except ImportError:
-            try:
-                from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
-            except ImportError:
-                raise BadCoding("the body is zstd and no zstd decoder is installed") from None
-        self.module: Any = zstd
-        self.decoder: Any = zstd.ZstdDecompressor()
+        self.module: Any = _zstd_module()
+        self.decoder: Any = self.module.ZstdDecompressor()
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         try:
-            while data or not (self.decoder.needs_input or self.decoder.eof):
-                if self.decoder.eof:
-                    data, self.decoder = self.decoder.unused_data + data, self.module.ZstdDecompressor()
+            while True:
+                if self.decoder.eof:  # a body may hold several frames: what follows one starts the next
+                    data = self.decoder.unused_data + data
+                    if not data:
+                        return
+                    self.decoder = self.module.ZstdDecompressor()
+                elif not data and self.decoder.needs_input:
+                    return
                 yield self.decoder.decompress(data, PIECE)
                 data = b""
         except self.module.ZstdError as error:
@@ -192,6 +191,16 @@ class _Zstd:
         if not self.decoder.eof:
             raise BadCoding("the body is not zstd as its Content-Encoding says (it stops early)")
         return iter(())
+
+
+def _zstd_module() -> Any:
+    """Python 3.14's zstd module, else its backport (which ships no types: both are looked up by name)."""
+    for name in ("compression.zstd", "backports.zstd"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise BadCoding("the body is zstd and no zstd decoder is installed")
 
 
 _ALIASES = {"x-gzip": "gzip"}

@@ -95,6 +95,22 @@ def test_every_coding_and_stack_decodes_within_the_cap() -> None:
             decoded(chunks, coding, len(text) - 1)
 
 
+def test_a_zstd_body_decodes_within_the_cap_or_is_a_bad_coding() -> None:
+    # zstd is not asked for, but a server may send it anyway (the backport comes with Scrapy)
+    from pubharvest.scrapers.codings import BadCoding, TooLargeDecoded, decoded
+
+    zstd = pytest.importorskip("backports.zstd")
+    text = PAGE * 3
+    body = zstd.compress(text) + zstd.compress(b"<!-- a second frame -->")
+    chunks = [body[i:i + 1000] for i in range(0, len(body), 1000)]
+    assert decoded(chunks, "zstd", 2 * len(text)) == text + b"<!-- a second frame -->"
+    with pytest.raises(TooLargeDecoded):
+        decoded(chunks, "zstd", len(text) - 1)
+    for bad in ([b"plain text"], chunks[:-1]):
+        with pytest.raises(BadCoding, match="not zstd as its Content-Encoding says"):
+            decoded(bad, "zstd", 2 * len(text))
+
+
 # --- CAPTCHA pages by markup, not by a phrase ----------------------------------------------
 
 
