@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated, Undecodable
 
+from . import mhtml
 from .records import PageWarning
 from .warning_codes import Warn
 
@@ -76,7 +77,11 @@ class Document:
         if raw[:2] == b"\x1f\x8b":
             raw = gunzip(raw)
         digest = hashlib.sha256(raw).hexdigest()
-        decoded = Decoded(data, "utf-8") if isinstance(data, str) else _decoded_or_refused(raw, charset)
+        saved = mhtml.is_mhtml(raw)
+        if saved:  # a browser's single-file save: its page part, which names its own charset
+            raw, saved_from, part_charset = mhtml.saved_page(raw)
+            url, charset = url or saved_from, part_charset or charset
+        decoded = Decoded(data, "utf-8") if isinstance(data, str) and not saved else _decoded_or_refused(raw, charset)
         if not decoded.text or decoded.text.isspace():  # (``strip`` would copy a page that ends in a newline)
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
         text, utf8 = decoded.text.lstrip("\ufeff"), raw if decoded.exact_utf8 else None
