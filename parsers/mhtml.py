@@ -15,6 +15,7 @@ from __future__ import annotations
 import binascii
 import quopri
 import re
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from pubharvest.errors import Unrecognised
@@ -31,7 +32,7 @@ _MULTIPART_RELATED = re.compile(rb"^content-type:[ \t]*multipart/related\b", re.
 
 # The page's own bytes (its transfer encoding undone), where the browser saved it from, and the charset its
 # part's Content-Type names. (A plain tuple: a NamedTuple's class costs the start of every parse 1 ms.)
-SavedPage = tuple[bytes, str | None, str | None]
+PagePart = tuple[bytes, str | None, str | None]
 
 
 def is_mhtml(raw: bytes) -> bool:
@@ -45,7 +46,26 @@ def is_mhtml(raw: bytes) -> bool:
     return all(_HEADER_LINE.fullmatch(line) for line in head[:end.start()].splitlines())
 
 
-def saved_page(raw: bytes) -> SavedPage:
+def saved_at(raw: bytes) -> datetime | None:
+    """When the browser saved the MHTML file ``raw``: its ``Date`` field (UTC when it names no zone), or None.
+
+    >>> saved_at(b"Date: Fri, 4 Dec 2026 10:11:12 +0100\\nContent-Type: multipart/related\\n\\n")
+    datetime.datetime(2026, 12, 4, 10, 11, 12, tzinfo=datetime.timezone(datetime.timedelta(seconds=3600)))
+    """
+    from email.parser import BytesHeaderParser
+    from email.policy import compat32
+    from email.utils import parsedate_to_datetime
+
+    end = _HEADERS_END.search(raw, 0, _HEAD_BYTES)
+    date = BytesHeaderParser(policy=compat32).parsebytes(raw[:end.start()] if end else b"").get("Date")
+    try:
+        moment = parsedate_to_datetime(str(date))
+    except (TypeError, ValueError):  # no Date, or none a calendar has
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def saved_page(raw: bytes) -> PagePart:
     """The page an MHTML file holds: the part its ``start`` parameter names, else its first HTML part.
     Raises ``Unrecognised`` when it holds no HTML page."""
     from email.parser import BytesParser

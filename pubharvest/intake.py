@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import msgspec
 
+from pubharvest.parsers import mhtml
 from pubharvest.parsers.records import PageResult, Source, id_value
 from pubharvest.scrapers.sites import LISTING_KINDS, SITES
 
@@ -73,7 +74,7 @@ class SavedPage:
 
 
 def stated_capture(data: bytes) -> Capture | None:
-    """The capture time a saving tool wrote into a page, or None.
+    """The capture time a saving tool wrote into a page (an MHTML file's ``Date`` too), or None.
 
     >>> stated_capture(b"<!-- Page saved with SingleFile \\n saved date: Thu Mar 14 2024 12:05:09 GMT+0100 (CET) -->")
     Capture(at='2024-03-14T11:05:09.000000+00:00', source='page')
@@ -82,6 +83,9 @@ def stated_capture(data: bytes) -> Capture | None:
     >>> stated_capture(b"<!-- saved from url=(0044)https://scholar.google.com/citations?user=x -->") is None
     True
     """
+    saved = mhtml.saved_at(data) if mhtml.is_mhtml(data) else None
+    if saved is not None:
+        return Capture(utc_text(saved.isoformat()), "page")
     for part in (data[:_MARK_SPAN], data[-_MARK_SPAN:]):
         for mark in _SAVED_MARKS:
             found = mark.search(part)
@@ -177,10 +181,17 @@ def listing_start(data: bytes, url: str | None) -> int:
     >>> listing_start(b'<a href="/citations?user=x&cstart=20">next</a>', None)
     0
     """
-    stated = _SAVED_FROM.search(data[:_MARK_SPAN])
-    where = url or (next(u for u in stated.groups() if u).decode("latin-1") if stated else "")
+    where = url or _saved_from(data) or ""
     start = dict(parse_qsl(urlsplit(where).query)).get("cstart", "0")
     return int(start) if start.isdigit() else 0
+
+
+def _saved_from(data: bytes) -> str | None:
+    """The URL a saving tool wrote before the page or in a browser's comment, or the address of an MHTML file's page."""
+    if mhtml.is_mhtml(data):
+        return mhtml.saved_page(data)[1]
+    stated = _SAVED_FROM.search(data[:_MARK_SPAN])
+    return next(u for u in stated.groups() if u).decode("latin-1") if stated else None
 
 
 def run_id(group: Sequence[SavedPage]) -> str:

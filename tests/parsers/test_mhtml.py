@@ -6,13 +6,12 @@ text that only looks like mail headers are refused or read as they should be."""
 
 from __future__ import annotations
 
-import base64
-import quopri
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import FIXTURES, corpus_dir
+from mhtml_saves import wrapped
 
 import pubharvest.parsers as parsers
 from pubharvest.cli import main
@@ -23,9 +22,6 @@ from pubharvest.parsers.records import to_builtins
 
 URL = {"scholar": "https://scholar.google.com/citations?user=AAAAAAAAAAAA&hl=en",
        "msr": "https://www.microsoft.com/en-us/research/people/someone/"}
-PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
-
-
 def html_pages() -> Iterator[tuple[str, str, bytes]]:
     corpus = corpus_dir()
     for root in [FIXTURES, *([corpus] if corpus is not None else [])]:
@@ -33,35 +29,6 @@ def html_pages() -> Iterator[tuple[str, str, bytes]]:
             for path in sorted((root / site).glob("*")):
                 if path.suffix in (".html", ".htm"):
                     yield f"{root.name}/{site}/{path.name}", site, path.read_bytes()
-
-
-def part(headers: list[str], body: bytes, newline: bytes) -> bytes:
-    return newline.join(h.encode() for h in headers) + newline + newline + body + newline
-
-
-def wrapped(page: bytes, url: str, *, coding: str, newline: bytes, charset: str | None = None,
-            frame_first: bool = False) -> bytes:
-    """``page`` as a browser's single-file save: a frame (an HTML page of its own) and an image beside it."""
-    if coding == "quoted-printable":
-        body = quopri.encodestring(page).replace(b"\n", newline)
-    else:
-        body = base64.encodebytes(page).replace(b"\n", newline)
-    kind = "text/html" + (f"; charset={charset}" if charset else "")
-    main_part = part([f"Content-Type: {kind}", "Content-ID: <page@mhtml>", f"Content-Transfer-Encoding: {coding}",
-                      f"Content-Location: {url}"], body, newline)
-    frame = part(["Content-Type: text/html", "Content-ID: <frame@mhtml>", "Content-Transfer-Encoding: quoted-printable",
-                  "Content-Location: cid:frame@mhtml"], b"<html><body>an ad</body></html>", newline)
-    image = part(["Content-Type: image/png", "Content-Transfer-Encoding: base64",
-                  "Content-Location: https://example.org/a.png"], base64.encodebytes(PNG).replace(b"\n", newline),
-                 newline)
-    parts = [frame, main_part, image] if frame_first else [main_part, frame, image]
-    start = '\tstart="<page@mhtml>";' if frame_first else None
-    head = ["From: <Saved by Blink>", f"Snapshot-Content-Location: {url}", "Subject: a page",
-            "Date: Sat, 5 Dec 2026 05:00:00 -0000", "MIME-Version: 1.0", "Content-Type: multipart/related;",
-            '\ttype="text/html";', *([start] if start else []), '\tboundary="----MultipartBoundary--x7----"']
-    return (newline.join(h.encode() for h in head) + newline + newline
-            + b"".join(b"------MultipartBoundary--x7----" + newline + p for p in parts)
-            + b"------MultipartBoundary--x7------" + newline)
 
 
 def outcome(data: bytes, url: str | None = None, charset: str | None = None) -> object:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite, scholar_page
+from mhtml_saves import wrapped
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, scrape, write_job
 
 from pubharvest.cli import main
@@ -148,6 +149,18 @@ def test_the_pages_of_one_long_profile_saved_together_are_one_complete_run(tmp_p
     assert add(capsys, alone, "--store", store)[0] == 0
     assert [row[4:] for row in runs(store)] == [(150, 1), (100, 0)]
     assert exported(store, SCHOLAR_A) == runs(store)[0][1]
+
+
+def test_pages_saved_as_mhtml_are_timed_by_their_date_and_placed_by_their_address(tmp_path: Path, capsys) -> None:
+    # Chrome's single-file saves of a 150-row profile's two pages: one run, complete, at the files' Date
+    store = tmp_path / "s.sqlite"
+    url = f"{BASE}?user={SCHOLAR_A}&hl=en&pagesize=100"
+    for name, start, date in (("b-first.mhtml", 0, "Mon, 1 Jan 2024 11:00:00 +0100"),
+                              ("a-second.mhtml", 100, "Mon, 1 Jan 2024 10:02:00 -0000")):
+        page = scholar_page(SCHOLAR_A, 150, start, 100).encode()
+        saved(tmp_path / "week1", name, wrapped(page, f"{url}&cstart={start}", date=date), mtime="2025-06-01T00:00:00")
+    assert add(capsys, tmp_path / "week1", "--store", store)[0] == 0
+    assert [row[2:] for row in runs(store)] == [("2024-01-01T10:00:00.000000+00:00", "page", 150, 1)]
 
 
 def test_a_capture_that_lost_most_rows_without_the_page_saying_so_is_shrunk(tmp_path: Path, capsys) -> None:

@@ -1,0 +1,38 @@
+"""Pages saved as a browser's single-file save (MHTML), for the tests of reading them."""
+
+from __future__ import annotations
+
+import base64
+import quopri
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+
+
+def part(headers: list[str], body: bytes, newline: bytes) -> bytes:
+    return newline.join(h.encode() for h in headers) + newline + newline + body + newline
+
+
+def wrapped(page: bytes, url: str, *, coding: str = "quoted-printable", newline: bytes = b"\r\n",
+            charset: str | None = None, frame_first: bool = False,
+            date: str = "Sat, 5 Dec 2026 05:00:00 -0000") -> bytes:
+    """``page`` as a browser's single-file save: a frame (an HTML page of its own) and an image beside it."""
+    if coding == "quoted-printable":
+        body = quopri.encodestring(page).replace(b"\n", newline)
+    else:
+        body = base64.encodebytes(page).replace(b"\n", newline)
+    kind = "text/html" + (f"; charset={charset}" if charset else "")
+    main_part = part([f"Content-Type: {kind}", "Content-ID: <page@mhtml>", f"Content-Transfer-Encoding: {coding}",
+                      f"Content-Location: {url}"], body, newline)
+    frame = part(["Content-Type: text/html", "Content-ID: <frame@mhtml>", "Content-Transfer-Encoding: quoted-printable",
+                  "Content-Location: cid:frame@mhtml"], b"<html><body>an ad</body></html>", newline)
+    image = part(["Content-Type: image/png", "Content-Transfer-Encoding: base64",
+                  "Content-Location: https://example.org/a.png"], base64.encodebytes(PNG).replace(b"\n", newline),
+                 newline)
+    parts = [frame, main_part, image] if frame_first else [main_part, frame, image]
+    start = '\tstart="<page@mhtml>";' if frame_first else None
+    head = ["From: <Saved by Blink>", f"Snapshot-Content-Location: {url}", "Subject: a page",
+            f"Date: {date}", "MIME-Version: 1.0", "Content-Type: multipart/related;",
+            '\ttype="text/html";', *([start] if start else []), '\tboundary="----MultipartBoundary--x7----"']
+    return (newline.join(h.encode() for h in head) + newline + newline
+            + b"".join(b"------MultipartBoundary--x7----" + newline + p for p in parts)
+            + b"------MultipartBoundary--x7------" + newline)
