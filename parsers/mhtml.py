@@ -13,7 +13,6 @@ or base64, beside its images, style sheets and frames.
 from __future__ import annotations
 
 import binascii
-import quopri
 import re
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -83,16 +82,12 @@ def saved_page(raw: bytes) -> PagePart:
 
 
 def _body(part: Message) -> bytes:
-    """A part's bytes, its transfer encoding undone; base64 cut short (a file that stops early) gives the bytes
+    """A part's bytes, its transfer encoding undone. Base64 cut short (a file that stops early) gives the bytes
     of its whole quanta and what a padded last one holds, where ``email`` hands back the base64 text itself."""
-    payload = part.get_payload()
-    data = payload.encode("ascii", "surrogateescape") if isinstance(payload, str) else b""
-    coding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
-    if coding == "quoted-printable":
-        return quopri.decodestring(data)
-    if coding != "base64":
-        return data
-    letters = _NOT_BASE64.sub(b"", data)
+    if str(part.get("Content-Transfer-Encoding", "")).strip().lower() != "base64":
+        page = part.get_payload(decode=True)  # quoted-printable undone; 7bit, 8bit and binary as they came
+        return page if isinstance(page, bytes) else b""
+    letters = _NOT_BASE64.sub(b"", str(part.get_payload()).encode("ascii", "ignore"))
     letters = letters[:len(letters) - 1] if len(letters) % 4 == 1 else letters  # one letter holds no byte
     return binascii.a2b_base64(letters + b"=" * (-len(letters) % 4))
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated, Undecodable
 
-from . import mhtml
+from . import mhtml, webarchive
 from .records import PageWarning
 from .warning_codes import Warn
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from parsel import Selector
 
 __all__ = ["Document", "Decoded", "WebEncoding", "html_selector", "html_root_streamed", "utf8_pieces", "gunzip",
-           "html_root_read", "WHOLE_TREE_BYTES", "closes_html",
+           "html_root_read", "WHOLE_TREE_BYTES", "closes_html", "held_page",
            "decode", "decode_page", "declared_charset", "header_charset", "web_encoding", "refuse_forbidden"]
 
 _BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ")
@@ -77,11 +77,13 @@ class Document:
         if raw[:2] == b"\x1f\x8b":
             raw = gunzip(raw)
         digest = hashlib.sha256(raw).hexdigest()
-        saved = mhtml.is_mhtml(raw)
-        if saved:  # a browser's single-file save: its page part, which names its own charset
-            raw, saved_from, part_charset = mhtml.saved_page(raw)
-            url, charset = url or saved_from, part_charset or charset
-        decoded = Decoded(data, "utf-8") if isinstance(data, str) and not saved else _decoded_or_refused(raw, charset)
+        held = held_page(raw)
+        if held is not None:  # a browser's single-file save: the page it holds, which names its own charset
+            raw, url, charset = held[0], url or held[1], held[2] or charset
+        if isinstance(data, str) and held is None:
+            decoded = Decoded(data, "utf-8")
+        else:
+            decoded = _decoded_or_refused(raw, charset)
         if not decoded.text or decoded.text.isspace():  # (``strip`` would copy a page that ends in a newline)
             raise Empty("the input is empty" if not raw else "the input holds only whitespace")
         text, utf8 = decoded.text.lstrip("\ufeff"), raw if decoded.exact_utf8 else None
@@ -150,6 +152,16 @@ class Document:
         link, ``og:url``, ``<base href>`` and a browser's ``saved from url=`` comment in its head."""
         stated = (next(url for url in found.groups() if url) for found in _STATED_URL.finditer(self.head))
         return [*([self.url.lower()] if self.url else []), *stated]
+
+
+def held_page(raw: bytes) -> tuple[bytes, str | None, str | None] | None:
+    """The page a browser's single-file save holds (MHTML, Safari's Web Archive): its bytes, the address it
+    was saved from and the charset it names; None for any other input."""
+    if mhtml.is_mhtml(raw):
+        return mhtml.saved_page(raw)
+    if webarchive.is_webarchive(raw):
+        return webarchive.main_resource(raw)
+    return None
 
 
 def _decoded_or_refused(raw: bytes, charset: str | None) -> Decoded:

@@ -38,7 +38,8 @@ from pubharvest.parsers.records import PageResult
 from pubharvest.recordfiles import as_utf8, page_results
 
 # Suffixes read when walking a folder; a file named on the command line is always read.
-PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".mhtml", ".mht", ".md", ".markdown", ".txt", ".json", ".gz", ".warc"}
+PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".mhtml", ".mht", ".webarchive", ".md", ".markdown", ".txt", ".json", ".gz",
+                 ".warc"}
 CHUNK = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 # One input: its name (as printed in ``path: code: message`` lines) and what reads its bytes.

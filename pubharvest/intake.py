@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 import msgspec
 
 from pubharvest.parsers import mhtml
+from pubharvest.parsers.page import held_page
 from pubharvest.parsers.records import PageResult, Source, id_value
 from pubharvest.scrapers.sites import LISTING_KINDS, SITES
 
@@ -187,9 +188,11 @@ def listing_start(data: bytes, url: str | None) -> int:
 
 
 def _saved_from(data: bytes) -> str | None:
-    """The URL a saving tool wrote before the page or in a browser's comment, or the address of an MHTML file's page."""
-    if mhtml.is_mhtml(data):
-        return mhtml.saved_page(data)[1]
+    """The URL a saving tool wrote before the page or in a browser's comment, or the address a single-file save
+    (MHTML, a Web Archive) names for its page."""
+    held = held_page(data)
+    if held is not None:
+        return held[1]
     stated = _SAVED_FROM.search(data[:_MARK_SPAN])
     return next(u for u in stated.groups() if u).decode("latin-1") if stated else None
 

@@ -6,12 +6,13 @@ text that only looks like mail headers are refused or read as they should be."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import FIXTURES, corpus_dir
-from mhtml_saves import wrapped
+from singlefile import wrapped
 
 import pubharvest.parsers as parsers
 from pubharvest.cli import main
@@ -44,6 +45,7 @@ SAVES: dict[str, dict[str, Any]] = {
     "Chrome (quoted-printable, CRLF)": {"coding": "quoted-printable", "newline": b"\r\n"},
     "Internet Explorer (base64, LF, the page named by start)": {"coding": "base64", "newline": b"\n",
                                                                 "frame_first": True},
+    "8bit (the page's own bytes, any script)": {"coding": "8bit", "newline": b"\r\n"},
 }
 
 
@@ -110,3 +112,19 @@ def test_parse_reads_mhtml_and_mht_files_in_a_folder(tmp_path, capsys) -> None:
     (tmp_path / "profile.mht").write_bytes(wrapped(page, URL["scholar"], coding="base64", newline=b"\n"))
     assert main(["parse", str(tmp_path), "-f", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+@pytest.mark.parametrize("coding", ["quoted-printable", "base64", "8bit"])
+def test_a_damaged_single_file_save_is_refused_or_read_never_a_traceback(coding: str) -> None:
+    # bytes of a save overwritten at random (a bad disk, a bad copy): only pubharvest's own errors come out
+    page = (FIXTURES / "scholar" / "handwritten_ja_profile.html").read_bytes()
+    saved = wrapped(page, URL["scholar"], coding=coding)
+    chance = random.Random(coding)
+    for _ in range(300):
+        damaged = bytearray(saved)
+        for _ in range(chance.randint(1, 8)):
+            damaged[chance.randrange(len(damaged))] = chance.choice([chance.randrange(256), *b"=\n-\r"])
+        try:
+            parsers.parse(bytes(damaged))
+        except ParseError:
+            pass

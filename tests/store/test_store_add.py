@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from fakesite import FakeSite, scholar_page
-from mhtml_saves import wrapped
 from scrapejobs import SCHOLAR_A, SCHOLAR_B, scrape, write_job
+from singlefile import wrapped
 
 from pubharvest.cli import main
 

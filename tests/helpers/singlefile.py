@@ -1,8 +1,9 @@
-"""Pages saved as a browser's single-file save (MHTML), for the tests of reading them."""
+"""Pages saved as a browser's single-file save (MHTML, Safari's Web Archive), for the tests of reading them."""
 
 from __future__ import annotations
 
 import base64
+import plistlib
 import quopri
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
@@ -18,8 +19,10 @@ def wrapped(page: bytes, url: str, *, coding: str = "quoted-printable", newline:
     """``page`` as a browser's single-file save: a frame (an HTML page of its own) and an image beside it."""
     if coding == "quoted-printable":
         body = quopri.encodestring(page).replace(b"\n", newline)
-    else:
+    elif coding == "base64":
         body = base64.encodebytes(page).replace(b"\n", newline)
+    else:  # 8bit, binary: the page's own bytes
+        body = page
     kind = "text/html" + (f"; charset={charset}" if charset else "")
     main_part = part([f"Content-Type: {kind}", "Content-ID: <page@mhtml>", f"Content-Transfer-Encoding: {coding}",
                       f"Content-Location: {url}"], body, newline)
@@ -36,3 +39,15 @@ def wrapped(page: bytes, url: str, *, coding: str = "quoted-printable", newline:
     return (newline.join(h.encode() for h in head) + newline + newline
             + b"".join(b"------MultipartBoundary--x7----" + newline + p for p in parts)
             + b"------MultipartBoundary--x7------" + newline)
+
+
+def web_archive(page: bytes, url: str, encoding: str | None = "UTF-8", binary: bool = True) -> bytes:
+    """``page`` as Safari saves it: its main resource, an image and a frame beside it, a property list."""
+    def resource(data: bytes, address: str, mime: str) -> dict[str, object]:
+        return {"WebResourceData": data, "WebResourceURL": address, "WebResourceMIMEType": mime,
+                **({"WebResourceTextEncodingName": encoding} if encoding and mime == "text/html" else {})}
+    archive = {"WebMainResource": {**resource(page, url, "text/html"), "WebResourceFrameName": ""},
+               "WebSubresources": [resource(PNG, "https://example.org/a.png", "image/png")],
+               "WebSubframeArchives": [{"WebMainResource": resource(b"<html>an ad</html>", "about:blank",
+                                                                    "text/html")}]}
+    return plistlib.dumps(archive, fmt=plistlib.FMT_BINARY if binary else plistlib.FMT_XML)
