@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from pubharvest.errors import MAX_INPUT_BYTES, Binary, Blocked, Empty, TooLarge, Truncated, Undecodable
 
-from . import mhtml, webarchive
 from .records import PageWarning
 from .warning_codes import Warn
 
@@ -157,10 +156,16 @@ class Document:
 def held_page(raw: bytes) -> tuple[bytes, str | None, str | None] | None:
     """The page a browser's single-file save holds (MHTML, Safari's Web Archive): its bytes, the address it
     was saved from and the charset it names; None for any other input."""
-    if mhtml.is_mhtml(raw):
-        return mhtml.saved_page(raw)
-    if webarchive.is_webarchive(raw):
-        return webarchive.main_resource(raw)
+    if raw[:1].isalpha():  # MIME fields open an MHTML file; pages open with "<", a BOM, "#", "|" or "{"
+        from . import mhtml
+
+        if mhtml.is_mhtml(raw):
+            return mhtml.saved_page(raw)
+    if raw.startswith(b"bplist00") or b"<!DOCTYPE plist" in raw[:512]:
+        from . import webarchive
+
+        if webarchive.is_webarchive(raw):
+            return webarchive.main_resource(raw)
     return None
 
 
