@@ -22,16 +22,13 @@ from pubharvest.errors import Unrecognised
 if TYPE_CHECKING:
     from email.message import Message
 
+    from .page import HeldPage
+
 _HEAD_BYTES = 16384  # a browser writes a few hundred bytes of headers before the first part
 _HEADERS_END = re.compile(rb"\r?\n\r?\n")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+:[^\r\n]*|[ \t][^\r\n]*")  # a field, or the folded rest of one
 _NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/]")
 _MULTIPART_RELATED = re.compile(rb"^content-type:[ \t]*multipart/related\b", re.IGNORECASE | re.MULTILINE)
-
-
-# The page's own bytes (its transfer encoding undone), where the browser saved it from, and the charset its
-# part's Content-Type names. (A plain tuple: a NamedTuple's class costs the start of every parse 1 ms.)
-PagePart = tuple[bytes, str | None, str | None]
 
 
 def is_mhtml(raw: bytes) -> bool:
@@ -64,7 +61,7 @@ def saved_at(raw: bytes) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def saved_page(raw: bytes) -> PagePart:
+def saved_page(raw: bytes) -> HeldPage:
     """The page an MHTML file holds: the part its ``start`` parameter names, else its first HTML part.
     Raises ``Unrecognised`` when it holds no HTML page."""
     from email.parser import BytesParser

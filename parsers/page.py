@@ -153,9 +153,13 @@ class Document:
         return [*([self.url.lower()] if self.url else []), *stated]
 
 
-def held_page(raw: bytes) -> tuple[bytes, str | None, str | None] | None:
-    """The page a browser's single-file save holds (MHTML, Safari's Web Archive): its bytes, the address it
-    was saved from and the charset it names; None for any other input."""
+# A page a browser's single-file save holds (``held_page``): its bytes (the save's own coding undone), the
+# address it was saved from and the charset the save names for it.
+HeldPage = tuple[bytes, str | None, str | None]
+
+
+def held_page(raw: bytes) -> HeldPage | None:
+    """The page a browser's single-file save holds (MHTML, Safari's Web Archive); None for any other input."""
     if raw[:1].isalpha():  # MIME fields open an MHTML file; pages open with "<", a BOM, "#", "|" or "{"
         from . import mhtml
 

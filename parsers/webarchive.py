@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pubharvest.errors import Unrecognised
 
-# The page's bytes, the address Safari saved it from, and the text encoding it names.
-MainResource = tuple[bytes, str | None, str | None]
+if TYPE_CHECKING:
+    from .page import HeldPage
 
 _XML_PLIST = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<\?xml[^>]*>\s*<!DOCTYPE plist\b")
 
@@ -29,7 +30,7 @@ def is_webarchive(raw: bytes) -> bool:
     return plist and (b"WebMainResource" in raw[:4096] or b"WebMainResource" in raw[-4096:])
 
 
-def main_resource(raw: bytes) -> MainResource:
+def main_resource(raw: bytes) -> HeldPage:
     """The page a Web Archive holds. Raises ``Unrecognised`` when the list cannot be read (a file cut short:
     a binary list's index is at its end) or holds no page."""
     import plistlib

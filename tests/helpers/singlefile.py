@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import plistlib
 import quopri
+import random
+from collections.abc import Iterator
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 
@@ -51,3 +53,14 @@ def web_archive(page: bytes, url: str, encoding: str | None = "UTF-8", binary: b
                "WebSubframeArchives": [{"WebMainResource": resource(b"<html>an ad</html>", "about:blank",
                                                                     "text/html")}]}
     return plistlib.dumps(archive, fmt=plistlib.FMT_BINARY if binary else plistlib.FMT_XML)
+
+
+def damaged_copies(saved: bytes, seed: int | str, start: int = 0, likely: bytes = b"") -> Iterator[bytes]:
+    """300 copies of ``saved``, each with 1 to 8 bytes from ``start`` on overwritten at random (a bad disk, a bad
+    copy): by any byte, or by one of ``likely`` (the characters its format turns on)."""
+    chance = random.Random(seed)
+    for _ in range(300):
+        damaged = bytearray(saved)
+        for _ in range(chance.randint(1, 8)):
+            damaged[chance.randrange(start, len(damaged))] = chance.choice([chance.randrange(256), *likely])
+        yield bytes(damaged)
