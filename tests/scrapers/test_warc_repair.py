@@ -18,6 +18,7 @@ from scrapejobs import records, scrape, write_job
 from pubharvest.cli import main
 from pubharvest.scrapers import archive
 from pubharvest.scrapers.archive import ArchiveWriter, cut_damaged_tail
+from pubharvest.scrapers.runner import IN_FLIGHT_PER_CONNECTION
 
 USERS = [f"Disk{i:04d}xxAAAAJ" for i in range(5)]
 
@@ -106,45 +107,66 @@ def test_a_job_resumed_on_a_cut_archive_ends_with_an_archive_read_whole(tmp_path
 
 
 class FullDisk:
-    """A file that takes ``room`` bytes, then refuses writes as a full disk does (after writing what fits)."""
+    """A file that takes ``room`` bytes (any number while ``room`` is None), then refuses writes as a full
+    disk does (after writing what fits)."""
 
-    def __init__(self, stream, room: int) -> None:
+    def __init__(self, stream, room: int | None = None) -> None:
         self.stream, self.room = stream, room
 
     def write(self, data) -> int:
-        if len(data) > self.room:
+        if self.room is not None and len(data) > self.room:
             self.stream.write(bytes(data[:self.room]))
             self.room = 0
             raise OSError(errno.ENOSPC, "No space left on device")
-        self.room -= len(data)
+        if self.room is not None:
+            self.room -= len(data)
         return self.stream.write(data)
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
 
 
+# More targets than a connection holds between their first request and their commit, so that the first
+# commit cannot take them all, however the writer thread and the fetching interleave.
+MANY_USERS = [f"Full{i:04d}xxAAAAJ" for i in range(IN_FLIGHT_PER_CONNECTION + 3)]
+
+
 def test_a_full_disk_keeps_what_was_archived_and_a_rerun_completes(tmp_path: Path, site, capsys,
                                                                    monkeypatch) -> None:
-    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in USERS], {"scholar": site.url})
+    """The disk fills just after the first commit (how many targets that took depends on the threads'
+    timing), a few KB into whatever is written next."""
+    job = write_job(tmp_path, [{"site": "scholar", "id": u} for u in MANY_USERS], {"scholar": site.url})
     warc = tmp_path / "out.warc.gz"
+    disks: list[FullDisk] = []
 
     def small_disk(file, mode="r", *args, **kwargs):
         stream = builtins.open(file, mode, *args, **kwargs)
-        return FullDisk(stream, 9000) if "a" in mode and Path(file) == warc else stream
+        if "a" in mode and Path(file) == warc:
+            disks.append(FullDisk(stream))
+            return disks[-1]
+        return stream
+
+    committed = ArchiveWriter.targets_done
+
+    def fills_after(writer: ArchiveWriter, run: str, targets) -> None:
+        committed(writer, run, targets)
+        for disk in disks:
+            disk.room = 3000 if disk.room is None else disk.room
 
     monkeypatch.setattr(archive, "open", small_disk, raising=False)
+    monkeypatch.setattr(ArchiveWriter, "targets_done", fills_after)
     code, err = scrape(capsys, job)
     assert code == 1 and "Traceback" not in err, err
     assert f"No space left on device ({warc})" in err.splitlines()[-1], err
     kept = records(tmp_path / "out.jsonl")
-    assert 0 < len(kept) < len(USERS), "some targets were archived before the disk filled"
+    assert 0 < len(kept) < len(MANY_USERS), "the first commit's targets were archived before the disk filled"
     code, results, err = parsed(capsys, warc)
     assert code == 0 and results == kept, err  # what was archived before the disk filled is readable
 
     monkeypatch.undo()  # room again
     code, err = scrape(capsys, job)
     assert code == 0, err
-    assert len(records(tmp_path / "out.jsonl")) == len(USERS)
+    assert len(records(tmp_path / "out.jsonl")) == len(MANY_USERS)
     code, results, err = parsed(capsys, warc)
     assert (code, err) == (0, "")
     assert [json.dumps(r, sort_keys=True) for r in results] == \
