@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from pubharvest.errors import Unrecognised
 
+from .text import web_address
+
 if TYPE_CHECKING:
     from email.message import Message
 
@@ -93,6 +95,7 @@ def _saved_from(part: Message, message: Message) -> str | None:
     """The address the page was saved from: its part's ``Content-Location``, else Chrome's
     ``Snapshot-Content-Location`` (a frame's part is named ``cid:``, no address)."""
     for location in (part.get("Content-Location"), message.get("Snapshot-Content-Location")):
-        if isinstance(location, str) and re.match(r"https?://\S+$", location.strip()):
-            return location.strip()
+        address = web_address(location.strip()) if isinstance(location, str) else None
+        if address:
+            return address
     return None

@@ -53,7 +53,6 @@ def closes_html(text: str) -> bool:
     return False
 
 
-
 @dataclass
 class Document:
     """One input page: its text, where it came from, and lazily its parsed HTML tree."""

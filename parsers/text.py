@@ -23,7 +23,7 @@ __all__ = [
     "clean", "clean_or_none", "to_int", "leading_int", "find_year", "MONTHS", "iso_date",
     "find_isbn", "find_report_number", "strip_braces", "clean_title", "without_cut_mark", "split_names",
     "is_initials",
-    "title_key", "absolute_url", "paused_gc", "findall_from",
+    "title_key", "absolute_url", "web_address", "paused_gc", "findall_from",
 ]
 
 # Bidi controls, and the invisible characters that carry nothing in a name or title: zero-width
@@ -253,6 +253,19 @@ def absolute_url(href: str | None, base: str) -> str | None:
     if origin and href.startswith("/") and not href.startswith("//"):
         return base + href  # the common case on pages of thousands of rows, without urljoin's cost
     return urljoin(base + "/" if origin else base, href)
+
+
+_WEB_ADDRESS = re.compile(r"https?://\S+$")
+
+
+def web_address(value: object) -> str | None:
+    """``value`` when it is a web address (``http`` or ``https``, no space in it), else None: what a single-file
+    save names as the address of the page it holds, when it names one.
+
+    >>> web_address("https://x.org/a"), web_address("cid:frame-1@mhtml.blink"), web_address(None)
+    ('https://x.org/a', None, None)
+    """
+    return value if isinstance(value, str) and _WEB_ADDRESS.match(value) else None
 
 
 def title_key(title: str | None) -> str:

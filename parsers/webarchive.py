@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from pubharvest.errors import Unrecognised
 
+from .text import web_address
+
 if TYPE_CHECKING:
     from .page import HeldPage
 
@@ -46,5 +48,4 @@ def main_resource(raw: bytes) -> HeldPage:
     if not isinstance(main, dict) or not isinstance(page, bytes) or not page.strip():
         raise Unrecognised("a Safari Web Archive that holds no page")
     url, encoding = main.get("WebResourceURL"), main.get("WebResourceTextEncodingName")
-    return (page, url if isinstance(url, str) and re.match(r"https?://\S+$", url) else None,
-            encoding if isinstance(encoding, str) and encoding else None)
+    return page, web_address(url), encoding if isinstance(encoding, str) and encoding else None
